@@ -1,0 +1,151 @@
+package plinth
+
+import (
+	"log/slog"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// App is a Plinth application: a router with its middleware, fallbacks and
+// state. It is an http.Handler. Register everything, then serve; the first
+// request (or Build) composes every route's chain once, and registration after
+// that panics.
+type App struct {
+	*Router
+
+	// Logger receives errors that cannot be sent to the client (an unknown
+	// error's text, an error after the response started). Nil means
+	// slog.Default(). Read once, at Build.
+	Logger *slog.Logger
+
+	// ErrorHandler turns an error returned by a handler into a response. Nil
+	// means the built-in renderer: RFC 9457 problem JSON, where an error that
+	// is not a *Problem becomes a 500 whose text is logged, never sent. It is
+	// only called while nothing has been written; an error after the response
+	// started is logged instead. Read once, at Build.
+	ErrorHandler func(c *Ctx, err error)
+
+	mu      sync.Mutex
+	routes  []*route
+	scopes  []*Router
+	methods methodSet
+	state   any
+	built   atomic.Pointer[table]
+}
+
+// route is one registered pattern and, once built, its composed chain.
+type route struct {
+	pat     *pattern
+	method  int      // method id, -1 for every method
+	names   []string // wildcard name of each captured value
+	router  *Router
+	handler http.Handler
+	strip   int // Mount: number of prefix segments to strip
+	serve   HandlerFunc
+}
+
+// New returns an App with Plinth's production defaults. Until the default
+// middleware stack lands it routes exactly as Bare does.
+func New() *App { return newApp() }
+
+// Bare returns an App that only routes: no middleware, the default problem
+// JSON fallbacks.
+func Bare() *App { return newApp() }
+
+func newApp() *App {
+	a := &App{methods: newMethodSet()}
+	a.Router = &Router{app: a, scoped: true}
+	return a
+}
+
+// SetState stores the application state that State returns to handlers. Call
+// it before serving; a pointer is the natural value (State then costs one
+// type assertion and no allocation).
+func (a *App) SetState(v any) {
+	a.mustBeOpen()
+	a.state = v
+}
+
+// State returns the App's state as a T. It panics if the state set with
+// SetState is not a T, which is a programming error found by the first
+// request of any test.
+func State[T any](c *Ctx) T {
+	v, ok := c.app.state.(T)
+	if !ok {
+		panic("plinth: State: the App's state is not of the requested type")
+	}
+	return v
+}
+
+func (a *App) mustBeOpen() {
+	if a.built.Load() != nil {
+		panic("plinth: the App is already built (serving); register routes, middleware and state before the first request")
+	}
+}
+
+// Build composes every route's middleware chain and the routing tree. The
+// first request does it if Build was not called; calling it at startup moves
+// that work (and any panic it raises) out of the first request. It is safe to
+// call more than once.
+func (a *App) Build() {
+	if a.built.Load() != nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.built.Load() != nil {
+		return
+	}
+	a.built.Store(newTable(a))
+}
+
+// ServeHTTP routes r. See Handle for the matching rules. Paths that are not
+// clean ("//", "." or "..") and paths that only match with a trailing slash
+// added are redirected with 307, as ServeMux does; a path that matches routes
+// of other methods gets 405 with Allow, or, for OPTIONS, 204 with Allow.
+func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	t := a.built.Load()
+	if t == nil {
+		a.Build()
+		t = a.built.Load()
+	}
+	c := t.pool.Get().(*Ctx)
+	c.reset(w, r)
+	t.dispatch(c)
+	c.release()
+	t.pool.Put(c)
+}
+
+// RouteInfo describes one registered route.
+type RouteInfo struct {
+	Method  string // "" when the route serves every method
+	Pattern string // the full pattern as registered, group prefix included
+	Handler string // the handler's function or type name
+	Source  string // file:line of the registration
+}
+
+// Routes lists every registered route in registration order.
+func (a *App) Routes() []RouteInfo {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]RouteInfo, 0, len(a.routes))
+	for _, rt := range a.routes {
+		out = append(out, RouteInfo{
+			Method:  rt.pat.method,
+			Pattern: rt.pat.str,
+			Handler: handlerName(rt.handler),
+			Source:  rt.pat.loc,
+		})
+	}
+	return out
+}
+
+// sortedScopes returns the prefixed groups, most segments first, so that the
+// first whose prefix matches a path is the innermost scope of that path.
+func sortedScopes(gs []*Router) []*Router {
+	out := slices.Clone(gs)
+	slices.SortStableFunc(out, func(x, y *Router) int { return len(y.segs) - len(x.segs) })
+	return out
+}

@@ -1,0 +1,159 @@
+package plinth
+
+import (
+	"context"
+	"net/http"
+	"reflect"
+	"runtime"
+	"strings"
+)
+
+// compose wraps h in the middleware of g and of its ancestors, the App's
+// outermost. It runs once per route and per fallback, at Build.
+func compose(g *Router, h HandlerFunc) HandlerFunc {
+	var chain []*Router
+	for r := g; r != nil; r = r.parent {
+		chain = append(chain, r)
+	}
+	for _, r := range chain { // innermost router first
+		for i := len(r.mws) - 1; i >= 0; i-- {
+			if m := r.mws[i]; m.native != nil {
+				h = m.native(h)
+			} else {
+				h = adaptStd(m.std, h)
+			}
+		}
+	}
+	return h
+}
+
+// routeHandler returns rt's handler in native form, Mount's prefix stripping
+// included.
+func routeHandler(rt *route) HandlerFunc {
+	h := rt.handler
+	if rt.strip > 0 {
+		h = stripSegments(rt.strip, h)
+	}
+	return nativeOf(h, rt)
+}
+
+// nativeOf returns h itself if it is a HandlerFunc, else an adapter that calls
+// it as a plain http.Handler, with the request's path values and Pattern set
+// from the route rt (nil for fallbacks).
+func nativeOf(h http.Handler, rt *route) HandlerFunc {
+	if f, ok := h.(HandlerFunc); ok {
+		return f
+	}
+	return func(c *Ctx) error {
+		r := c.requestWithCtx()
+		if rt != nil {
+			r.Pattern = rt.pat.str
+			for i, name := range rt.names {
+				if name != "" {
+					r.SetPathValue(name, c.vals[i])
+				}
+			}
+		}
+		h.ServeHTTP(c.w, r)
+		return nil
+	}
+}
+
+// adaptStd runs a standard middleware around the native chain next. The
+// native handler inside finds its Ctx in the request context (put there once
+// per request), and uses the writer and request the middleware passed on,
+// which may be wrappers. Errors from next are rendered inside the middleware,
+// so that it sees the final status.
+func adaptStd(mw func(http.Handler) http.Handler, next HandlerFunc) HandlerFunc {
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := CtxFrom(r)
+		if c == nil {
+			// The middleware replaced the request context with one that does
+			// not derive from the one it was given.
+			http.Error(w, "plinth: middleware dropped the request context", http.StatusInternalServerError)
+			return
+		}
+		w0, r0 := c.w, c.req
+		c.w, c.req = w, r
+		if err := next(c); err != nil {
+			c.handleError(err)
+		}
+		c.w, c.req = w0, r0
+	})
+	wrapped := mw(inner)
+	if wrapped == nil {
+		panic("plinth: a middleware returned a nil handler")
+	}
+	return func(c *Ctx) error {
+		wrapped.ServeHTTP(c.w, c.requestWithCtx())
+		return nil
+	}
+}
+
+type ctxKey struct{}
+
+// CtxFrom returns the Ctx of a request served by Plinth, from a plain
+// http.Handler route or a standard middleware, or nil. Like the Ctx itself,
+// it must not be kept after the handler returns.
+func CtxFrom(r *http.Request) *Ctx {
+	c, _ := r.Context().Value(ctxKey{}).(*Ctx)
+	return c
+}
+
+// requestWithCtx returns the request carrying c in its context, making that
+// request on first use in this request (two allocations).
+func (c *Ctx) requestWithCtx() *http.Request {
+	if !c.inCtx {
+		c.req = c.req.WithContext(context.WithValue(c.req.Context(), ctxKey{}, c))
+		c.inCtx = true
+	}
+	return c.req
+}
+
+// stripSegments removes the first n segments of the request path (the
+// mount prefix) before calling h, as http.StripPrefix does for a literal
+// prefix.
+func stripSegments(n int, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r2 := new(http.Request)
+		*r2 = *r
+		u := *r.URL
+		u.Path = cutSegments(u.Path, n)
+		if u.RawPath != "" {
+			u.RawPath = cutSegments(u.RawPath, n)
+		}
+		r2.URL = &u
+		h.ServeHTTP(w, r2)
+	})
+}
+
+func cutSegments(p string, n int) string {
+	for i := 0; i < n && p != ""; i++ {
+		j := strings.IndexByte(p[1:], '/')
+		if j < 0 {
+			return "/"
+		}
+		p = p[j+1:]
+	}
+	if p == "" {
+		return "/"
+	}
+	return p
+}
+
+func handlerName(h http.Handler) string {
+	switch f := h.(type) {
+	case HandlerFunc:
+		return funcName(f)
+	case http.HandlerFunc:
+		return funcName(f)
+	}
+	return reflect.TypeOf(h).String()
+}
+
+func funcName(f any) string {
+	if fn := runtime.FuncForPC(reflect.ValueOf(f).Pointer()); fn != nil {
+		return fn.Name()
+	}
+	return "func"
+}

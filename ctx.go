@@ -1,0 +1,299 @@
+package plinth
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// HandlerFunc is Plinth's native handler. A returned error becomes the
+// response through the App's error renderer (see Problem), unless the
+// response has already started, in which case it is logged.
+//
+// A HandlerFunc is also an http.Handler, so it can be given to Handle or
+// used outside Plinth; the router recognises it and calls it directly.
+type HandlerFunc func(c *Ctx) error
+
+// ServeHTTP runs h outside a Plinth router, with a fresh Ctx (no path
+// values) and the built-in error renderer.
+func (h HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c := newCtx(nil)
+	c.reset(w, r)
+	if err := h(c); err != nil {
+		c.handleError(err)
+	}
+}
+
+// Ctx is the request context of a native handler: the request, the response
+// writer, the matched route and its path values, and response helpers.
+//
+// A Ctx is pooled and reused by the next request as soon as the handler
+// returns: it must not be kept, or used from another goroutine, after the
+// handler (and its middleware) returned. Copy out what a goroutine needs.
+type Ctx struct {
+	w     http.ResponseWriter // where handlers write: rw, or a middleware's wrapper
+	req   *http.Request
+	rw    responseWriter
+	t     *table
+	app   *App
+	route *route
+	vals  []string // captured path values, by the route's slots
+	nvals int
+	inCtx bool // req carries this Ctx in its context
+
+	requestID string // set by the request ID layer
+	location  string // target of a fallback redirect
+
+	buf     bytes.Buffer  // JSON encoding
+	enc     *json.Encoder // writes to buf
+	out     []byte        // problem documents
+	scratch []byte        // path with slash added, during routing
+}
+
+// maxPooledBuffer is the capacity above which a Ctx drops its buffers
+// instead of keeping them in the pool.
+const maxPooledBuffer = 64 << 10
+
+func newCtx(t *table) *Ctx {
+	c := &Ctx{t: t}
+	if t != nil {
+		c.app = t.app
+		c.vals = make([]string, t.maxParams)
+	}
+	c.enc = json.NewEncoder(&c.buf)
+	return c
+}
+
+func (c *Ctx) reset(w http.ResponseWriter, r *http.Request) {
+	c.rw = responseWriter{w: w}
+	c.w = &c.rw
+	c.req = r
+}
+
+func (c *Ctx) release() {
+	clear(c.vals[:c.nvals])
+	c.w, c.req, c.rw.w = nil, nil, nil
+	c.route, c.nvals, c.inCtx = nil, 0, false
+	c.requestID, c.location = "", ""
+	if c.buf.Cap() > maxPooledBuffer {
+		c.buf = bytes.Buffer{}
+	}
+	if cap(c.out) > maxPooledBuffer {
+		c.out = nil
+	}
+}
+
+// Request returns the request. Standard middleware may have replaced it on
+// its way in; this is the one the handler was given.
+func (c *Ctx) Request() *http.Request { return c.req }
+
+// Writer returns the response writer. It records the status for the error
+// path and supports Flush, Hijack and http.ResponseController.
+func (c *Ctx) Writer() http.ResponseWriter { return c.w }
+
+// Context returns the request's context.
+func (c *Ctx) Context() context.Context { return c.req.Context() }
+
+// App returns the App serving the request (nil outside a router).
+func (c *Ctx) App() *App { return c.app }
+
+// Param returns the value of the path wildcard name of the matched route,
+// unescaped, or "" if the route has no such wildcard. It does not allocate.
+func (c *Ctx) Param(name string) string {
+	if c.route == nil || name == "" {
+		return ""
+	}
+	for i, n := range c.route.names {
+		if n == name {
+			return c.vals[i]
+		}
+	}
+	return ""
+}
+
+// Pattern returns the matched route's pattern as registered, group prefix
+// included (for example "GET /users/{id}"), or "" for a fallback answer.
+func (c *Ctx) Pattern() string {
+	if c.route == nil {
+		return ""
+	}
+	return c.route.pat.str
+}
+
+// RequestID returns the request's ID, or "" when no request ID layer runs.
+func (c *Ctx) RequestID() string { return c.requestID }
+
+// Query returns the first value of the query parameter name, unescaped, or
+// "". It reads the raw query without building a map and allocates only to
+// unescape. Pairs that url.ParseQuery would reject are skipped.
+func (c *Ctx) Query(name string) string {
+	q := c.req.URL.RawQuery
+	for q != "" {
+		var kv string
+		kv, q, _ = strings.Cut(q, "&")
+		if kv == "" || strings.IndexByte(kv, ';') >= 0 {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.ContainsAny(k, "%+") {
+			var err error
+			if k, err = url.QueryUnescape(k); err != nil {
+				continue
+			}
+		}
+		if k != name {
+			continue
+		}
+		if strings.ContainsAny(v, "%+") {
+			u, err := url.QueryUnescape(v)
+			if err != nil {
+				continue
+			}
+			return u
+		}
+		return v
+	}
+	return ""
+}
+
+// QueryValues returns the parsed query (allocates; prefer Query for single
+// values).
+func (c *Ctx) QueryValues() url.Values { return c.req.URL.Query() }
+
+// Header returns the response header map.
+func (c *Ctx) Header() http.Header { return c.w.Header() }
+
+// Status returns the response status written so far, or 0 if the response
+// has not started.
+func (c *Ctx) Status() int { return c.rw.status }
+
+// Written reports whether the response has started.
+func (c *Ctx) Written() bool { return c.rw.status != 0 }
+
+// Cookie returns the named request cookie, or http.ErrNoCookie.
+func (c *Ctx) Cookie(name string) (*http.Cookie, error) { return c.req.Cookie(name) }
+
+// SetCookie adds a Set-Cookie header. Invalid cookies are dropped, as
+// http.SetCookie does.
+func (c *Ctx) SetCookie(ck *http.Cookie) { http.SetCookie(c.w, ck) }
+
+var (
+	jsonContentType = []string{"application/json"}
+	textContentType = []string{"text/plain; charset=utf-8"}
+	htmlContentType = []string{"text/html; charset=utf-8"}
+)
+
+// JSON sends v encoded with encoding/json (HTML-safe escaping, a trailing
+// newline) with status code and Content-Type application/json. The encoding
+// is done in a pooled buffer before anything is written, so an encoding error
+// is returned with the response untouched. Pass a pointer: a struct value is
+// copied to the heap to become an interface.
+func (c *Ctx) JSON(code int, v any) error {
+	c.buf.Reset()
+	if err := c.enc.Encode(v); err != nil {
+		return err
+	}
+	c.w.Header()["Content-Type"] = jsonContentType
+	c.w.WriteHeader(code)
+	_, err := c.w.Write(c.buf.Bytes())
+	return err
+}
+
+// Text sends s as text/plain; charset=utf-8 with status code.
+func (c *Ctx) Text(code int, s string) error {
+	c.w.Header()["Content-Type"] = textContentType
+	c.w.WriteHeader(code)
+	_, err := io.WriteString(c.w, s)
+	return err
+}
+
+// HTML sends s as text/html; charset=utf-8 with status code. s is sent as is:
+// escape untrusted data before it reaches here.
+func (c *Ctx) HTML(code int, s string) error {
+	c.w.Header()["Content-Type"] = htmlContentType
+	c.w.WriteHeader(code)
+	_, err := io.WriteString(c.w, s)
+	return err
+}
+
+// Bytes sends b with the given Content-Type (none if empty) and status code.
+func (c *Ctx) Bytes(code int, contentType string, b []byte) error {
+	if contentType != "" {
+		c.w.Header().Set("Content-Type", contentType)
+	}
+	c.w.WriteHeader(code)
+	_, err := c.w.Write(b)
+	return err
+}
+
+// NoContent sends the status code with no body.
+func (c *Ctx) NoContent(code int) error {
+	c.w.WriteHeader(code)
+	return nil
+}
+
+// ErrUnsafeRedirect is returned (wrapped in a 500 Problem) by Redirect for a
+// target that is off-site or could split the response.
+var ErrUnsafeRedirect = errors.New("plinth: unsafe redirect target")
+
+// Redirect sends a redirect to target, which must be a path on this site
+// ("/login", "../up", "?page=2"): targets with a scheme or host, or that a
+// browser reads as one ("//evil.example", "/\evil.example"), and targets with
+// control characters are refused with an error wrapping ErrUnsafeRedirect, so
+// user input cannot make an open redirect. code must be 3xx. Use
+// RedirectExternal for off-site targets.
+func (c *Ctx) Redirect(code int, target string) error {
+	if err := checkRedirect(code, target); err != nil {
+		return err
+	}
+	if isOffsite(target) {
+		return Errorf(http.StatusInternalServerError, "redirect target is off-site").Wrap(ErrUnsafeRedirect)
+	}
+	return c.redirect(code, target)
+}
+
+// RedirectExternal sends a redirect to any absolute or relative URL, still
+// refusing control characters. Never pass unchecked user input.
+func (c *Ctx) RedirectExternal(code int, target string) error {
+	if err := checkRedirect(code, target); err != nil {
+		return err
+	}
+	return c.redirect(code, target)
+}
+
+func (c *Ctx) redirect(code int, target string) error {
+	c.w.Header()["Location"] = []string{target}
+	c.w.WriteHeader(code)
+	return nil
+}
+
+func checkRedirect(code int, target string) error {
+	if code < 300 || code > 399 {
+		return Errorf(http.StatusInternalServerError, "redirect status %d is not 3xx", code)
+	}
+	for i := 0; i < len(target); i++ {
+		if b := target[i]; b < 0x20 || b == 0x7f {
+			return Errorf(http.StatusInternalServerError, "redirect target has a control character").Wrap(ErrUnsafeRedirect)
+		}
+	}
+	return nil
+}
+
+// isOffsite reports whether a browser could resolve target to another
+// origin: it has a scheme, or starts with two slashes or backslashes in any
+// mix (browsers treat '\' as '/').
+func isOffsite(target string) bool {
+	t := strings.TrimLeft(target, " ")
+	if len(t) >= 2 && (t[0] == '/' || t[0] == '\\') && (t[1] == '/' || t[1] == '\\') {
+		return true
+	}
+	if i := strings.IndexAny(t, ":/?#"); i > 0 && t[i] == ':' {
+		return true // scheme:
+	}
+	return false
+}

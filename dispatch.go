@@ -1,0 +1,230 @@
+package plinth
+
+import (
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// table is an App frozen for serving: the routing tree, composed chains and
+// fallbacks. It is immutable once built, except for the Allow cache.
+type table struct {
+	app       *App
+	root      *node
+	methods   methodSet
+	maxParams int
+	scopes    []*scope // innermost first; the App's root scope is last
+	logger    *slog.Logger
+	onError   func(*Ctx, error)
+	pool      sync.Pool
+
+	allowMu sync.Mutex
+	allow   atomic.Pointer[map[uint64][]string] // rendered Allow values by method mask
+}
+
+func newTable(a *App) *table {
+	t := &table{app: a, root: &node{}, logger: a.Logger, onError: a.ErrorHandler}
+	if t.logger == nil {
+		t.logger = slog.Default()
+	}
+	t.methods = methodSet{names: slices.Clone(a.methods.names), custom: map[string]int{}}
+	for k, v := range a.methods.custom {
+		t.methods.custom[k] = v
+	}
+	allow := map[uint64][]string{}
+	for _, rt := range a.routes {
+		t.root.insert(rt, len(t.methods.names))
+		if n := len(rt.names); n > t.maxParams {
+			t.maxParams = n
+		}
+		rt.serve = compose(rt.router, routeHandler(rt))
+	}
+	t.root.walk(func(e *endpoint) {
+		if _, ok := allow[e.mask]; !ok {
+			allow[e.mask] = []string{t.methods.allow(e.mask)}
+		}
+	})
+	t.allow.Store(&allow)
+	for _, g := range sortedScopes(a.scopes) {
+		t.scopes = append(t.scopes, newScope(g))
+	}
+	t.scopes = append(t.scopes, newScope(a.Router))
+	t.pool.New = func() any { return newCtx(t) }
+	return t
+}
+
+func (n *node) walk(f func(*endpoint)) {
+	if n.end != nil {
+		f(n.end)
+	}
+	if n.multi != nil {
+		f(n.multi)
+	}
+	for _, c := range n.statics {
+		c.walk(f)
+	}
+	if n.wild != nil {
+		n.wild.walk(f)
+	}
+}
+
+// allowHeader returns the Allow header value for a method mask as a ready
+// header slice. Masks of single endpoints are rendered at Build; a union of
+// several, met only on a 405 whose path matches more than one pattern shape,
+// is rendered once and cached.
+func (t *table) allowHeader(mask uint64) []string {
+	if v, ok := (*t.allow.Load())[mask]; ok {
+		return v
+	}
+	t.allowMu.Lock()
+	defer t.allowMu.Unlock()
+	old := *t.allow.Load()
+	if v, ok := old[mask]; ok {
+		return v
+	}
+	m := make(map[uint64][]string, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	v := []string{t.methods.allow(mask)}
+	m[mask] = v
+	t.allow.Store(&m)
+	return v
+}
+
+// dispatch routes one request; c has been reset for it.
+func (t *table) dispatch(c *Ctx) {
+	r := c.req
+	if r.RequestURI == "*" {
+		t.serveAsterisk(c)
+		return
+	}
+	m := matcher{vals: c.vals, method: -1}
+	path := r.URL.Path
+	if r.URL.RawPath != "" {
+		// The path holds escapes that matter (such as %2F): match the escaped
+		// form segment by segment, as ServeMux does.
+		path = r.URL.EscapedPath()
+		m.escaped = true
+	}
+	m.method = stdMethodID(r.Method)
+	if m.method < 0 && len(t.methods.custom) > 0 {
+		m.method = t.methods.id(r.Method, false)
+	}
+	m.head = m.method == mHEAD
+	if m.method == mCONNECT {
+		if rt := t.root.lookup(path, &m); rt != nil {
+			t.serveRoute(c, rt, m.n)
+			return
+		}
+		t.serveMiss(c, path, &m)
+		return
+	}
+	clean := cleanPath(path)
+	rt := t.root.lookup(clean, &m)
+	if (rt == nil || rt.pat.last().multi) && clean[len(clean)-1] != '/' {
+		// ServeMux redirects /tree to /tree/ when only the latter matches
+		// exactly.
+		slash := c.withSlash(clean)
+		probe := matcher{method: m.method, head: m.head, escaped: m.escaped}
+		if rt2 := t.root.lookup(slash, &probe); rt2 != nil && exactMatch(rt2.pat, slash) {
+			u := url.URL{Path: cleanPath(r.URL.Path) + "/", RawQuery: r.URL.RawQuery}
+			t.redirect(c, clean, u.String())
+			return
+		}
+	}
+	if clean != path {
+		loc := clean
+		if !m.escaped {
+			loc = (&url.URL{Path: clean}).EscapedPath()
+		}
+		if r.URL.RawQuery != "" {
+			loc += "?" + r.URL.RawQuery
+		}
+		t.redirect(c, clean, loc)
+		return
+	}
+	if rt != nil {
+		t.serveRoute(c, rt, m.n)
+		return
+	}
+	t.serveMiss(c, clean, &m)
+}
+
+// exactMatch reports whether p matches path without its multi wildcard
+// swallowing more than a trailing slash, ServeMux's test for the redirect.
+func exactMatch(p *pattern, path string) bool {
+	if !p.last().multi {
+		return true
+	}
+	return strings.HasSuffix(path, "/") && len(p.segs) == strings.Count(path, "/")
+}
+
+// withSlash returns path+"/" in c's scratch space, without allocating once
+// the scratch has grown; the result is valid until the next call.
+func (c *Ctx) withSlash(path string) string {
+	c.scratch = append(append(c.scratch[:0], path...), '/')
+	return unsafe.String(unsafe.SliceData(c.scratch), len(c.scratch))
+}
+
+func (t *table) serveRoute(c *Ctx, rt *route, n int) {
+	c.route = rt
+	c.nvals = n
+	if err := rt.serve(c); err != nil {
+		t.handleError(c, err)
+	}
+}
+
+// serveMiss answers a request whose path matched no route for its method:
+// 405 (or 204 for OPTIONS) when routes of other methods match the path or
+// the path with a slash added, 404 otherwise.
+func (t *table) serveMiss(c *Ctx, path string, m *matcher) {
+	c.nvals = 0
+	mask := m.mask
+	if path == "" || path[len(path)-1] != '/' {
+		probe := matcher{collect: true, escaped: m.escaped}
+		t.root.lookup(c.withSlash(path), &probe)
+		mask |= probe.mask
+	}
+	s := t.scopeOf(path, m.escaped)
+	if mask == 0 {
+		t.run(c, s.notFound)
+		return
+	}
+	c.Header()["Allow"] = t.allowHeader(mask)
+	if m.method == mOPTIONS {
+		t.run(c, s.options)
+		return
+	}
+	t.run(c, s.methodNotAllowed)
+}
+
+func (t *table) run(c *Ctx, h HandlerFunc) {
+	if err := h(c); err != nil {
+		t.handleError(c, err)
+	}
+}
+
+func (t *table) redirect(c *Ctx, path, location string) {
+	c.location = location
+	t.run(c, t.scopeOf(path, false).redirect)
+}
+
+// serveAsterisk answers "OPTIONS *" with every method the App routes, and
+// any other request for "*" with 400, as ServeMux does.
+func (t *table) serveAsterisk(c *Ctx) {
+	if c.req.Method != http.MethodOptions {
+		c.Header()["Connection"] = []string{"close"}
+		c.w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	var mask uint64
+	t.root.walk(func(e *endpoint) { mask |= e.mask })
+	c.Header()["Allow"] = t.allowHeader(mask)
+	c.w.WriteHeader(http.StatusNoContent)
+}

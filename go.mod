@@ -1,0 +1,3 @@
+module github.com/plinth-go/plinth
+
+go 1.26

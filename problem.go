@@ -1,0 +1,269 @@
+package plinth
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Problem is an error that becomes an RFC 9457 problem details response
+// (Content-Type application/problem+json). Return one from a handler, or wrap
+// one: the renderer finds it with errors.As.
+type Problem struct {
+	// Type is a URI reference identifying the problem type; empty means
+	// "about:blank", whose title is the status text.
+	Type string
+	// Title is a short summary; empty means the HTTP status text.
+	Title string
+	// Status is the HTTP status code; 0 means 500.
+	Status int
+	// Detail explains this occurrence to the client. It is sent as is.
+	Detail string
+	// Instance is a URI reference identifying this occurrence; omitted if empty.
+	Instance string
+	// Extensions are extra members; keys that collide with the standard
+	// members are ignored. Values are encoded with encoding/json.
+	Extensions map[string]any
+
+	cause error
+}
+
+// Error returns a Problem with the status and the detail sent to the client.
+func Error(status int, detail string) *Problem {
+	return &Problem{Status: status, Detail: detail}
+}
+
+// Errorf is Error with a formatted detail.
+func Errorf(status int, format string, args ...any) *Problem {
+	return &Problem{Status: status, Detail: fmt.Sprintf(format, args...)}
+}
+
+// BadRequest returns a 400 Problem.
+func BadRequest(detail string) *Problem { return Error(http.StatusBadRequest, detail) }
+
+// Unauthorized returns a 401 Problem.
+func Unauthorized(detail string) *Problem { return Error(http.StatusUnauthorized, detail) }
+
+// Forbidden returns a 403 Problem.
+func Forbidden(detail string) *Problem { return Error(http.StatusForbidden, detail) }
+
+// NotFoundError returns a 404 Problem.
+func NotFoundError(detail string) *Problem { return Error(http.StatusNotFound, detail) }
+
+// Conflict returns a 409 Problem.
+func Conflict(detail string) *Problem { return Error(http.StatusConflict, detail) }
+
+// With returns p with an extension member set. It modifies and returns p.
+func (p *Problem) With(key string, value any) *Problem {
+	if p.Extensions == nil {
+		p.Extensions = map[string]any{}
+	}
+	p.Extensions[key] = value
+	return p
+}
+
+// Wrap records err as the cause of p: errors.Is and errors.As see it, the
+// logs show it, the client does not. It modifies and returns p.
+func (p *Problem) Wrap(err error) *Problem {
+	p.cause = err
+	return p
+}
+
+// Unwrap returns the cause set by Wrap.
+func (p *Problem) Unwrap() error { return p.cause }
+
+// StatusCode returns the effective status: Status, or 500 when unset.
+func (p *Problem) StatusCode() int {
+	if p.Status < 100 || p.Status > 999 {
+		return http.StatusInternalServerError
+	}
+	return p.Status
+}
+
+func (p *Problem) Error() string {
+	s := strconv.Itoa(p.StatusCode()) + " " + p.title()
+	if p.Detail != "" {
+		s += ": " + p.Detail
+	}
+	if p.cause != nil {
+		s += ": " + p.cause.Error()
+	}
+	return s
+}
+
+func (p *Problem) title() string {
+	if p.Title != "" {
+		return p.Title
+	}
+	if t := http.StatusText(p.StatusCode()); t != "" {
+		return t
+	}
+	return "Error"
+}
+
+var problemContentType = []string{"application/problem+json"}
+
+// appendJSON appends the problem document to b.
+func (p *Problem) appendJSON(b []byte, requestID string) []byte {
+	typ := p.Type
+	if typ == "" {
+		typ = "about:blank"
+	}
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, typ)
+	b = append(b, `,"title":`...)
+	b = appendJSONString(b, p.title())
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(p.StatusCode()), 10)
+	if p.Detail != "" {
+		b = append(b, `,"detail":`...)
+		b = appendJSONString(b, p.Detail)
+	}
+	if p.Instance != "" {
+		b = append(b, `,"instance":`...)
+		b = appendJSONString(b, p.Instance)
+	}
+	if requestID != "" {
+		b = append(b, `,"request_id":`...)
+		b = appendJSONString(b, requestID)
+	}
+	if len(p.Extensions) > 0 {
+		keys := make([]string, 0, len(p.Extensions))
+		for k := range p.Extensions {
+			switch k {
+			case "type", "title", "status", "detail", "instance", "request_id":
+				continue
+			}
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			v, err := json.Marshal(p.Extensions[k])
+			if err != nil {
+				continue
+			}
+			b = append(b, ',')
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			b = append(b, v...)
+		}
+	}
+	return append(b, '}', '\n')
+}
+
+// appendJSONString appends s as a JSON string, escaping as encoding/json does
+// (HTML-sensitive characters included; invalid UTF-8 becomes U+FFFD).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// writeProblem sends p as the response. It allocates nothing for a Problem
+// without extensions once the Ctx's buffer has grown.
+func (c *Ctx) writeProblem(p *Problem) {
+	c.out = p.appendJSON(c.out[:0], c.requestID)
+	h := c.w.Header()
+	h["Content-Type"] = problemContentType
+	c.w.WriteHeader(p.StatusCode())
+	_, _ = c.w.Write(c.out)
+}
+
+// handleError turns err into a response, or logs it if the response has
+// already started.
+func (c *Ctx) handleError(err error) {
+	if c.rw.status != 0 {
+		c.logger().LogAttrs(c.req.Context(), slog.LevelWarn, "plinth: handler error after the response started",
+			slog.String("pattern", c.Pattern()), slog.String("path", c.req.URL.Path), slog.Any("error", err))
+		return
+	}
+	if c.t != nil && c.t.onError != nil {
+		c.t.onError(c, err)
+		return
+	}
+	c.RenderError(err)
+}
+
+func (t *table) handleError(c *Ctx, err error) { c.handleError(err) }
+
+// RenderError writes err with the built-in renderer, for custom
+// ErrorHandlers that want to fall back to it: a *Problem (found with
+// errors.As) as itself; an *http.MaxBytesError as 413; anything else as a 500
+// whose text is logged, never sent. Problems with status 500 or more are
+// logged with their cause.
+func (c *Ctx) RenderError(err error) {
+	if p, ok := errors.AsType[*Problem](err); ok {
+		if p.StatusCode() >= 500 {
+			c.logError(err)
+		}
+		c.writeProblem(p)
+		return
+	}
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		c.writeProblem(&Problem{Status: http.StatusRequestEntityTooLarge, Detail: "request body too large"})
+		return
+	}
+	c.logError(err)
+	c.writeProblem(&Problem{Status: http.StatusInternalServerError})
+}
+
+func (c *Ctx) logError(err error) {
+	c.logger().LogAttrs(c.req.Context(), slog.LevelError, "plinth: handler error",
+		slog.String("method", c.req.Method), slog.String("pattern", c.Pattern()),
+		slog.String("path", c.req.URL.Path), slog.Any("error", err))
+}
+
+func (c *Ctx) logger() *slog.Logger {
+	if c.t != nil {
+		return c.t.logger
+	}
+	return slog.Default()
+}

@@ -1,0 +1,288 @@
+package plinth
+
+import (
+	"fmt"
+	"net/http"
+	"runtime"
+	"strings"
+)
+
+// Router is a scope of routes: the App itself or a group made by Group or
+// With. It registers routes, middleware and fallbacks; nothing it records is
+// composed until the App is built (by Build or by its first request), so the
+// order of Use and route calls does not matter.
+//
+// A Router must not be used after its App has started serving: registration
+// then panics.
+type Router struct {
+	app    *App
+	parent *Router
+	prefix string    // full path prefix, "" for the root
+	segs   []segment // the prefix parsed
+	scoped bool      // owns the fallbacks (404, 405, OPTIONS, redirects) under its prefix
+	mws    []middleware
+
+	notFound         http.Handler
+	methodNotAllowed http.Handler
+}
+
+// middleware is one entry of a Use list, in either form.
+type middleware struct {
+	std    func(http.Handler) http.Handler
+	native Middleware
+}
+
+// Middleware is the native middleware form. It wraps a HandlerFunc and adds no
+// allocation of its own unless it makes one; prefer it on hot paths. Standard
+// func(http.Handler) http.Handler middleware is accepted by Use too.
+type Middleware func(next HandlerFunc) HandlerFunc
+
+// Handle registers h for pattern, in Go 1.22 ServeMux syntax:
+// "[METHOD ]/path", where a segment may be "{name}", the last segment
+// "{name...}" (the rest of the path) or "{$}" (the path ends with a slash here),
+// and a trailing slash matches every path below it. The router picks the most
+// specific matching pattern, as ServeMux does; a GET pattern also serves HEAD.
+//
+// If h is a HandlerFunc it is called natively. Any other handler receives a
+// request whose PathValue returns the wildcard values and whose Pattern is set;
+// that costs the allocations net/http needs to store path values and to carry
+// the Ctx in the request context (see CtxFrom).
+//
+// Handle panics if the pattern is invalid, uses a host, or conflicts with a
+// pattern already registered (the message names both and where each was
+// registered), as ServeMux does.
+func (rt *Router) Handle(pattern string, h http.Handler) {
+	if h == nil {
+		panic(fmt.Sprintf("plinth: nil handler for pattern %q", pattern))
+	}
+	rt.register(pattern, h, 0)
+}
+
+// HandleFunc registers a plain handler function; see Handle.
+func (rt *Router) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	if h == nil {
+		panic(fmt.Sprintf("plinth: nil handler for pattern %q", pattern))
+	}
+	rt.register(pattern, http.HandlerFunc(h), 0)
+}
+
+// Get registers a native handler for GET (and so HEAD) requests to path.
+func (rt *Router) Get(path string, h HandlerFunc) { rt.method("GET", path, h) }
+
+// Head registers a native handler for HEAD requests to path.
+func (rt *Router) Head(path string, h HandlerFunc) { rt.method("HEAD", path, h) }
+
+// Post registers a native handler for POST requests to path.
+func (rt *Router) Post(path string, h HandlerFunc) { rt.method("POST", path, h) }
+
+// Put registers a native handler for PUT requests to path.
+func (rt *Router) Put(path string, h HandlerFunc) { rt.method("PUT", path, h) }
+
+// Patch registers a native handler for PATCH requests to path.
+func (rt *Router) Patch(path string, h HandlerFunc) { rt.method("PATCH", path, h) }
+
+// Delete registers a native handler for DELETE requests to path.
+func (rt *Router) Delete(path string, h HandlerFunc) { rt.method("DELETE", path, h) }
+
+// Options registers a native handler for OPTIONS requests to path, replacing
+// the automatic OPTIONS answer there.
+func (rt *Router) Options(path string, h HandlerFunc) { rt.method("OPTIONS", path, h) }
+
+func (rt *Router) method(m, path string, h HandlerFunc) {
+	if h == nil {
+		panic(fmt.Sprintf("plinth: nil handler for %s %s", m, path))
+	}
+	if strings.ContainsAny(path, " \t") {
+		panic(fmt.Sprintf("plinth: %s(%q): the path must not contain blanks or a method", methodHelperName(m), path))
+	}
+	rt.register(m+" "+path, h, 0)
+}
+
+func methodHelperName(m string) string { return m[:1] + strings.ToLower(m[1:]) }
+
+// Group returns a new scope below prefix (a path such as "/api/v1", which may
+// hold "{name}" wildcards). Routes registered on it get the prefix; its Use
+// middleware wraps its routes and, with its NotFound and MethodNotAllowed, the
+// fallback answers to requests under the prefix that match no route. Each fn
+// is called with the group, for the block style.
+//
+// Group("") makes a group without a prefix: its middleware wraps only the
+// routes registered on it, and it cannot have fallbacks.
+func (rt *Router) Group(prefix string, fn ...func(*Router)) *Router {
+	rt.app.mustBeOpen()
+	g := &Router{app: rt.app, parent: rt, prefix: rt.prefix, segs: rt.segs}
+	if prefix != "" {
+		p := strings.TrimSuffix(prefix, "/")
+		if p == "" {
+			panic("plinth: Group(\"/\"): use the parent router or Group(\"\")")
+		}
+		pat, err := parsePattern(rt.prefix + p)
+		if err != nil || strings.ContainsAny(p, " \t") {
+			panic(fmt.Sprintf("plinth: bad group prefix %q: %v", prefix, errOr(err, "prefix must be a path")))
+		}
+		if cleanPath(pat.str) != pat.str {
+			panic(fmt.Sprintf("plinth: bad group prefix %q: it is not a clean path", prefix))
+		}
+		for _, s := range pat.segs {
+			if s.multi || s.lit == "/" {
+				panic(fmt.Sprintf("plinth: bad group prefix %q: {name...} and {$} cannot be in a prefix", prefix))
+			}
+		}
+		g.prefix = pat.str
+		g.segs = pat.segs
+		g.scoped = true
+		rt.app.scopes = append(rt.app.scopes, g)
+	}
+	for _, f := range fn {
+		f(g)
+	}
+	return g
+}
+
+func errOr(err error, s string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return s
+}
+
+// With returns a group without a prefix whose middleware wraps only the
+// routes registered through it (route-level middleware): matched routes, never
+// the 404 or 405 answers.
+func (rt *Router) With(mw ...func(http.Handler) http.Handler) *Router {
+	g := rt.Group("")
+	g.Use(mw...)
+	return g
+}
+
+// WithNative is With for native middleware.
+func (rt *Router) WithNative(mw ...Middleware) *Router {
+	g := rt.Group("")
+	g.UseNative(mw...)
+	return g
+}
+
+// Use appends standard middleware to this scope. It wraps every route of the
+// scope and of the groups below it, whenever they are registered, and, on the
+// App and on prefixed groups, also the scope's fallback answers (404, 405,
+// automatic OPTIONS and path redirects). Middleware runs in the order of Use
+// calls, the App's first, then each group's down to the route.
+//
+// A standard middleware costs what it allocates plus, once per request, the
+// two allocations that put the Ctx into the request's context so that native
+// handlers inside it can find it. UseNative costs neither.
+func (rt *Router) Use(mw ...func(http.Handler) http.Handler) {
+	rt.app.mustBeOpen()
+	for _, m := range mw {
+		if m == nil {
+			panic("plinth: Use(nil)")
+		}
+		rt.mws = append(rt.mws, middleware{std: m})
+	}
+}
+
+// UseNative appends native middleware to this scope; see Use for the scope.
+func (rt *Router) UseNative(mw ...Middleware) {
+	rt.app.mustBeOpen()
+	for _, m := range mw {
+		if m == nil {
+			panic("plinth: UseNative(nil)")
+		}
+		rt.mws = append(rt.mws, middleware{native: m})
+	}
+}
+
+// Mount serves every request under prefix (and, by redirect, prefix itself)
+// with h, whatever its method, with the prefix removed from the URL path as
+// http.StripPrefix does. h is typically another App or a foreign router.
+// Routes registered directly below prefix are more specific and win.
+func (rt *Router) Mount(prefix string, h http.Handler) {
+	if h == nil {
+		panic(fmt.Sprintf("plinth: Mount(%q, nil)", prefix))
+	}
+	p := strings.TrimSuffix(prefix, "/")
+	if p == "" || strings.ContainsAny(p, " \t") {
+		panic(fmt.Sprintf("plinth: Mount(%q): the prefix must be a path below /", prefix))
+	}
+	n := strings.Count(rt.prefix+p, "/")
+	rt.register(p+"/", h, n)
+}
+
+// NotFound sets the handler for requests in this scope that match no route.
+// The default answers 404 with an RFC 9457 problem JSON body. It panics on a
+// group without a prefix, which has no scope of its own.
+func (rt *Router) NotFound(h http.Handler) {
+	rt.mustHaveScope("NotFound")
+	rt.notFound = h
+}
+
+// MethodNotAllowed sets the handler for requests in this scope whose path
+// matches routes but whose method does not. The Allow header is set before it
+// runs. The default answers 405 with a problem JSON body.
+func (rt *Router) MethodNotAllowed(h http.Handler) {
+	rt.mustHaveScope("MethodNotAllowed")
+	rt.methodNotAllowed = h
+}
+
+func (rt *Router) mustHaveScope(what string) {
+	rt.app.mustBeOpen()
+	if !rt.scoped {
+		panic(fmt.Sprintf("plinth: %s on a group without a prefix: set it on the App or a prefixed group", what))
+	}
+}
+
+func (rt *Router) register(pat string, h http.Handler, strip int) {
+	a := rt.app
+	a.mustBeOpen()
+	full := pat
+	if rt.prefix != "" {
+		method, path, ok := strings.Cut(pat, " ")
+		if !ok {
+			method, path = "", pat
+		}
+		path = strings.TrimLeft(path, " \t")
+		if path != "" && path[0] != '/' {
+			panic(fmt.Sprintf("plinth: bad pattern %q in group %q: the path must start with '/' or be empty (the prefix itself)", pat, rt.prefix))
+		}
+		full = rt.prefix + path
+		if ok {
+			full = method + " " + full
+		}
+	}
+	p, err := parsePattern(full)
+	if err != nil {
+		panic(fmt.Sprintf("plinth: bad pattern %q: %v", full, err))
+	}
+	p.loc = callerLocation()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, old := range a.routes {
+		if rel := compare(p, old.pat); rel == equal || rel == overlapped {
+			panic("plinth: " + conflictError(p, old.pat).Error())
+		}
+	}
+	r := &route{pat: p, router: rt, handler: h, strip: strip, names: p.wildcardSlots()}
+	if p.method != "" {
+		r.method = a.methods.id(p.method, true)
+	} else {
+		r.method = -1
+	}
+	a.routes = append(a.routes, r)
+}
+
+// callerLocation returns file:line of the first caller outside Plinth's
+// registration methods.
+func callerLocation() string {
+	pcs := make([]uintptr, 16)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "github.com/plinth-go/plinth.(*Router)") &&
+			!strings.HasPrefix(f.Function, "github.com/plinth-go/plinth.(*App)") {
+			return fmt.Sprintf("%s:%d", f.File, f.Line)
+		}
+		if !more {
+			return "unknown"
+		}
+	}
+}

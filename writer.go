@@ -1,0 +1,91 @@
+package plinth
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+)
+
+// responseWriter wraps the server's ResponseWriter to record the status and
+// the bytes written, so that the error path knows whether a response has
+// started. It is embedded in the pooled Ctx: wrapping costs no allocation.
+// Flush, Hijack and ReadFrom pass through; Unwrap serves
+// http.ResponseController.
+type responseWriter struct {
+	w      http.ResponseWriter
+	status int
+	size   int64
+}
+
+func (rw *responseWriter) Header() http.Header { return rw.w.Header() }
+
+func (rw *responseWriter) WriteHeader(code int) {
+	if rw.status == 0 && code >= 200 {
+		rw.status = code
+	}
+	rw.w.WriteHeader(code)
+}
+
+func (rw *responseWriter) Write(b []byte) (int, error) {
+	if rw.status == 0 {
+		rw.status = http.StatusOK
+	}
+	n, err := rw.w.Write(b)
+	rw.size += int64(n)
+	return n, err
+}
+
+func (rw *responseWriter) WriteString(s string) (int, error) {
+	if rw.status == 0 {
+		rw.status = http.StatusOK
+	}
+	n, err := io.WriteString(rw.w, s)
+	rw.size += int64(n)
+	return n, err
+}
+
+// ReadFrom lets io.Copy reach the server's sendfile path.
+func (rw *responseWriter) ReadFrom(src io.Reader) (int64, error) {
+	if rw.status == 0 {
+		rw.status = http.StatusOK
+	}
+	var n int64
+	var err error
+	if rf, ok := rw.w.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(src)
+	} else {
+		n, err = io.Copy(writerOnly{rw.w}, src)
+	}
+	rw.size += n
+	return n, err
+}
+
+// writerOnly hides ReadFrom so io.Copy cannot recurse into it.
+type writerOnly struct{ io.Writer }
+
+func (rw *responseWriter) Flush() {
+	if rw.status == 0 {
+		rw.status = http.StatusOK
+	}
+	if f, ok := rw.w.(http.Flusher); ok {
+		f.Flush()
+		return
+	}
+	_ = http.NewResponseController(rw.w).Flush()
+}
+
+func (rw *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := rw.w.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("plinth: the underlying ResponseWriter does not support Hijack")
+	}
+	conn, brw, err := h.Hijack()
+	if err == nil && rw.status == 0 {
+		rw.status = http.StatusSwitchingProtocols
+	}
+	return conn, brw, err
+}
+
+func (rw *responseWriter) Unwrap() http.ResponseWriter { return rw.w }
