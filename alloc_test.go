@@ -1,0 +1,91 @@
+package plinth_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+
+	"github.com/plinth-go/plinth"
+)
+
+// discardWriter is a ResponseWriter that allocates nothing, so that
+// AllocsPerRun counts the router's allocations only.
+type discardWriter struct{ h http.Header }
+
+func (w *discardWriter) Header() http.Header               { return w.h }
+func (w *discardWriter) Write(b []byte) (int, error)       { return len(b), nil }
+func (w *discardWriter) WriteString(s string) (int, error) { return len(s), nil }
+func (w *discardWriter) WriteHeader(int)                   {}
+
+// TestAllocationBudgets pins the allocations per request of the hot paths.
+// They are exact and deterministic; raising one is a deliberate decision.
+func TestAllocationBudgets(t *testing.T) {
+	type account struct {
+		ID      int     `json:"id"`
+		Name    string  `json:"name"`
+		Email   string  `json:"email"`
+		Active  bool    `json:"active"`
+		Balance float64 `json:"balance"`
+	}
+	app := plinth.Bare()
+	app.Get("/", func(c *plinth.Ctx) error { return c.Text(200, "Hello, World!") })
+	app.Get("/accounts/{id}", func(c *plinth.Ctx) error {
+		id, err := strconv.Atoi(c.Param("id"))
+		if err != nil {
+			return plinth.BadRequest("id must be a number")
+		}
+		acct := account{ID: id, Name: "Ada", Email: "ada@example.com", Active: true, Balance: 12.5}
+		return c.JSON(200, &acct)
+	})
+	app.Get("/repos/{owner}/{repo}/git/refs/{ref...}", func(c *plinth.Ctx) error {
+		_ = c.Param("owner") + c.Param("ref")
+		return c.NoContent(204)
+	})
+	app.Get("/fail", func(c *plinth.Ctx) error { return plinth.BadRequest("no") })
+	app.Get("/q", func(c *plinth.Ctx) error { return c.Text(200, c.Query("page")) })
+	api := app.Group("/api")
+	api.UseNative(func(next plinth.HandlerFunc) plinth.HandlerFunc {
+		return func(c *plinth.Ctx) error { return next(c) }
+	})
+	api.Get("/users/{id}", func(c *plinth.Ctx) error { return c.Text(200, c.Param("id")) })
+	app.HandleFunc("GET /plain/{id}", func(w http.ResponseWriter, r *http.Request) { _ = r.PathValue("id") })
+	app.HandleFunc("GET /plainstatic", func(w http.ResponseWriter, r *http.Request) {})
+	std := app.Group("/std")
+	std.Use(func(next http.Handler) http.Handler { return next })
+	std.Get("/x", func(c *plinth.Ctx) error { return c.NoContent(204) })
+	app.Build()
+
+	for _, tc := range []struct {
+		name, method, target string
+		budget               float64
+	}{
+		{"static", "GET", "/", 0},
+		// encoding/json takes an interface: the value escapes (1).
+		{"param-json", "GET", "/accounts/42", 1},
+		{"catch-all", "GET", "/repos/golang/go/git/refs/heads/master", 0},
+		{"query", "GET", "/q?page=3", 0},
+		{"group-native-middleware", "GET", "/api/users/7", 0},
+		{"head-for-get", "HEAD", "/accounts/42", 1},
+		{"not-found", "GET", "/no/such/path", 0},
+		{"method-not-allowed", "DELETE", "/accounts/42", 0},
+		{"options", "OPTIONS", "/accounts/42", 0},
+		// The *Problem the handler returns (1); rendering it is free.
+		{"error-problem", "GET", "/fail", 1},
+		// Plain handlers: the request copy and context value that carry the
+		// Ctx (2), plus net/http's path value map for wildcards (2).
+		{"plain-static", "GET", "/plainstatic", 2},
+		{"plain-param", "GET", "/plain/1", 4},
+		{"std-middleware", "GET", "/std/x", 2},
+	} {
+		req := httptest.NewRequest(tc.method, tc.target, nil)
+		w := &discardWriter{h: http.Header{}}
+		got := testing.AllocsPerRun(200, func() {
+			clear(w.h)
+			app.ServeHTTP(w, req)
+		})
+		if got != tc.budget {
+			t.Errorf("%s: %v allocs/request, budget %v", tc.name, got, tc.budget)
+		}
+	}
+}

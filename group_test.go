@@ -1,0 +1,237 @@
+package plinth_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/plinth-go/plinth"
+)
+
+// tagStd returns standard middleware that appends name to the X-Trace
+// response header.
+func tagStd(name string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Add("X-Trace", name)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// tagNative is tagStd in native form.
+func tagNative(name string) plinth.Middleware {
+	return func(next plinth.HandlerFunc) plinth.HandlerFunc {
+		return func(c *plinth.Ctx) error {
+			c.Header().Add("X-Trace", name)
+			return next(c)
+		}
+	}
+}
+
+func trace(h http.Header) string { return strings.Join(h.Values("X-Trace"), ",") }
+
+func TestMiddlewareOrderAndDeferral(t *testing.T) {
+	app := plinth.Bare()
+	// Routes first, middleware after: Use is deferred and still applies.
+	api := app.Group("/api")
+	api.Get("/x", echo())
+	v1 := api.Group("/v1", func(g *plinth.Router) {
+		g.Get("/y/{id}", echo("id"))
+	})
+	v1.UseNative(tagNative("v1"))
+	api.Use(tagStd("api"))
+	app.Use(tagStd("app1"))
+	app.UseNative(tagNative("app2"))
+	app.Get("/top", echo())
+
+	for _, tc := range []struct{ path, trace, body string }{
+		{"/top", "app1,app2", "GET /top"},
+		{"/api/x", "app1,app2,api", "GET /api/x"},
+		{"/api/v1/y/9", "app1,app2,api,v1", "GET /api/v1/y/{id} id=9"},
+	} {
+		rec := serve(app, "GET", tc.path)
+		if got := trace(rec.Header()); got != tc.trace || rec.Body.String() != tc.body {
+			t.Errorf("%s: trace %q body %q, want %q %q", tc.path, got, rec.Body, tc.trace, tc.body)
+		}
+	}
+}
+
+func TestScopeMiddlewareWrapsFallbacksRouteMiddlewareDoesNot(t *testing.T) {
+	app := plinth.Bare()
+	app.Use(tagStd("app"))
+	api := app.Group("/api")
+	api.UseNative(tagNative("api"))
+	api.With(tagStd("route")).Get("/x", echo())
+	api.WithNative(tagNative("native-route")).Post("/z", echo())
+
+	for _, tc := range []struct {
+		method, path string
+		code         int
+		trace        string
+	}{
+		{"GET", "/api/x", 200, "app,api,route"},
+		{"POST", "/api/z", 200, "app,api,native-route"},
+		{"GET", "/api/nope", 404, "app,api"},
+		{"PUT", "/api/x", 405, "app,api"},
+		{"OPTIONS", "/api/x", 204, "app,api"},
+		{"GET", "/elsewhere", 404, "app"},
+		{"GET", "/api//x", 307, "app,api"},
+	} {
+		rec := serve(app, tc.method, tc.path)
+		if rec.Code != tc.code || trace(rec.Header()) != tc.trace {
+			t.Errorf("%s %s: %d trace %q, want %d %q", tc.method, tc.path, rec.Code, trace(rec.Header()), tc.code, tc.trace)
+		}
+	}
+}
+
+func TestGroupFallbacks(t *testing.T) {
+	app := plinth.Bare()
+	app.NotFound(plinth.HandlerFunc(func(c *plinth.Ctx) error { return c.Text(404, "app 404") }))
+	api := app.Group("/api")
+	api.Get("/x", echo())
+	api.NotFound(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(404)
+		w.Write([]byte("api 404"))
+	}))
+	api.MethodNotAllowed(plinth.HandlerFunc(func(c *plinth.Ctx) error {
+		return c.Text(405, "api 405 allow="+c.Header().Get("Allow"))
+	}))
+	users := api.Group("/users/{id}") // inherits the api fallbacks
+	users.Get("/posts", echo("id"))
+
+	for _, tc := range []struct {
+		method, path string
+		code         int
+		body         string
+	}{
+		{"GET", "/nope", 404, "app 404"},
+		{"GET", "/api/nope", 404, "api 404"},
+		{"GET", "/api", 404, "api 404"},
+		{"GET", "/api/users/1/nope", 404, "api 404"},
+		{"GET", "/api/users/1/posts", 200, "GET /api/users/{id}/posts id=1"},
+		{"DELETE", "/api/x", 405, "api 405 allow=GET, HEAD, OPTIONS"},
+	} {
+		rec := serve(app, tc.method, tc.path)
+		if rec.Code != tc.code || rec.Body.String() != tc.body {
+			t.Errorf("%s %s: %d %q, want %d %q", tc.method, tc.path, rec.Code, rec.Body, tc.code, tc.body)
+		}
+	}
+}
+
+func TestGroupEmptyPathIsThePrefix(t *testing.T) {
+	app := plinth.Bare()
+	api := app.Group("/api/")
+	api.Get("", echo())
+	api.Get("/{$}", func(c *plinth.Ctx) error { return c.Text(200, "slash") })
+	if rec := serve(app, "GET", "/api"); rec.Body.String() != "GET /api" {
+		t.Errorf("/api: %d %q", rec.Code, rec.Body)
+	}
+	if rec := serve(app, "GET", "/api/"); rec.Body.String() != "slash" {
+		t.Errorf("/api/: %d %q", rec.Code, rec.Body)
+	}
+}
+
+func TestGroupMisuse(t *testing.T) {
+	for name, f := range map[string]func(app *plinth.App){
+		"relative path":            func(app *plinth.App) { app.Group("/api").Get("users", echo()) },
+		"NotFound on With":         func(app *plinth.App) { app.With(tagStd("x")).NotFound(http.NotFoundHandler()) },
+		"multi wildcard in prefix": func(app *plinth.App) { app.Group("/{x...}") },
+		"unclean prefix":           func(app *plinth.App) { app.Group("/a//b") },
+		"prefix without slash":     func(app *plinth.App) { app.Group("api") },
+		"blank in Get path":        func(app *plinth.App) { app.Get("GET /x", echo()) },
+		"nil middleware":           func(app *plinth.App) { app.Use(nil) },
+		"nil handler":              func(app *plinth.App) { app.Get("/x", nil) },
+	} {
+		func() {
+			defer func() {
+				r := recover()
+				if s, _ := r.(string); !strings.HasPrefix(s, "plinth: ") {
+					t.Errorf("%s: panic %v, want a plinth message", name, r)
+				}
+			}()
+			f(plinth.Bare())
+		}()
+	}
+}
+
+func TestMount(t *testing.T) {
+	sub := plinth.Bare()
+	sub.Get("/{$}", func(c *plinth.Ctx) error { return c.Text(200, "sub root "+c.Request().URL.Path) })
+	sub.Get("/items/{id}", func(c *plinth.Ctx) error { return c.Text(200, "item "+c.Param("id")+" "+c.Request().URL.Path) })
+	foreign := http.NewServeMux()
+	foreign.HandleFunc("/x/y", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("foreign " + r.URL.Path)) })
+
+	app := plinth.Bare()
+	app.Mount("/sub", sub)
+	app.Group("/org/{org}").Mount("/ext", foreign)
+	app.Get("/sub/special", echo()) // more specific than the mount
+
+	for _, tc := range []struct {
+		method, path string
+		code         int
+		body         string
+	}{
+		{"GET", "/sub/", 200, "sub root /"},
+		{"GET", "/sub/items/3", 200, "item 3 /items/3"},
+		{"GET", "/sub/special", 200, "GET /sub/special"},
+		{"GET", "/sub", 307, ""},
+		{"GET", "/org/acme/ext/x/y", 200, "foreign /x/y"},
+		{"POST", "/sub/items/3", 405, ""},
+	} {
+		rec := serve(app, tc.method, tc.path)
+		if rec.Code != tc.code || (tc.body != "" && rec.Body.String() != tc.body) {
+			t.Errorf("%s %s: %d %q, want %d %q", tc.method, tc.path, rec.Code, rec.Body, tc.code, tc.body)
+		}
+	}
+}
+
+// A standard middleware that wraps the writer and replaces the request: the
+// native handler inside must write through the wrapper and see the new
+// request, and the native middleware outside must get the originals back.
+func TestStdMiddlewareAroundNativeHandler(t *testing.T) {
+	type key struct{}
+	app := plinth.Bare()
+	app.UseNative(func(next plinth.HandlerFunc) plinth.HandlerFunc {
+		return func(c *plinth.Ctx) error {
+			err := next(c)
+			c.Header().Set("X-After", c.Request().Header.Get("X-Replaced"))
+			return err
+		}
+	})
+	app.Use(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r2 := r.Clone(r.Context())
+			r2.Header.Set("X-Replaced", "yes")
+			next.ServeHTTP(upperWriter{w}, r2)
+		})
+	})
+	app.Get("/x", func(c *plinth.Ctx) error {
+		return c.Text(200, "seen="+c.Request().Header.Get("X-Replaced"))
+	})
+	app.Get("/err", func(c *plinth.Ctx) error { return plinth.Error(409, "taken") })
+	rec := serve(app, "GET", "/x")
+	if rec.Body.String() != "SEEN=YES" || rec.Header().Get("X-After") != "" {
+		t.Fatalf("body %q X-After %q", rec.Body, rec.Header().Get("X-After"))
+	}
+	rec = serve(app, "GET", "/err")
+	if rec.Code != 409 || !strings.Contains(rec.Body.String(), "TAKEN") {
+		t.Fatalf("error inside std middleware: %d %q", rec.Code, rec.Body)
+	}
+}
+
+type upperWriter struct{ http.ResponseWriter }
+
+func (u upperWriter) Write(b []byte) (int, error) {
+	return u.ResponseWriter.Write([]byte(strings.ToUpper(string(b))))
+}
+
+func TestState(t *testing.T) {
+	type deps struct{ greeting string }
+	app := plinth.Bare()
+	app.SetState(&deps{greeting: "hi"})
+	app.Get("/", func(c *plinth.Ctx) error { return c.Text(200, plinth.State[*deps](c).greeting) })
+	if rec := serve(app, "GET", "/"); rec.Body.String() != "hi" {
+		t.Fatalf("got %q", rec.Body)
+	}
+}

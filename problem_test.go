@@ -1,0 +1,151 @@
+package plinth_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/plinth-go/plinth"
+)
+
+func decodeProblem(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	var p map[string]any
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatalf("problem body is not JSON: %v: %q", err, b)
+	}
+	return p
+}
+
+func TestErrorRendering(t *testing.T) {
+	var logs bytes.Buffer
+	app := plinth.Bare()
+	app.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	secret := errors.New("db password is hunter2")
+	app.Get("/problem", func(c *plinth.Ctx) error {
+		return plinth.Error(http.StatusConflict, `name "x" <taken>`).With("field", "name").With("status", "ignored")
+	})
+	app.Get("/wrapped", func(c *plinth.Ctx) error {
+		return fmt.Errorf("saving: %w", plinth.NotFoundError("no such user").Wrap(secret))
+	})
+	app.Get("/unknown", func(c *plinth.Ctx) error { return secret })
+	app.Get("/typed", func(c *plinth.Ctx) error {
+		return &plinth.Problem{Type: "https://example.com/probs/out-of-credit", Title: "Out of credit", Status: 403, Instance: "/account/1"}
+	})
+	app.Get("/toolarge", func(c *plinth.Ctx) error { return &http.MaxBytesError{Limit: 10} })
+	app.Get("/late", func(c *plinth.Ctx) error {
+		if err := c.Text(200, "partial"); err != nil {
+			return err
+		}
+		return errors.New("failed after writing")
+	})
+
+	tests := []struct {
+		path   string
+		status int
+		want   map[string]any
+	}{
+		{"/problem", 409, map[string]any{"type": "about:blank", "title": "Conflict", "status": 409.0, "detail": `name "x" <taken>`, "field": "name"}},
+		{"/wrapped", 404, map[string]any{"title": "Not Found", "detail": "no such user"}},
+		{"/unknown", 500, map[string]any{"title": "Internal Server Error", "status": 500.0}},
+		{"/typed", 403, map[string]any{"type": "https://example.com/probs/out-of-credit", "title": "Out of credit", "instance": "/account/1"}},
+		{"/toolarge", 413, map[string]any{"title": "Request Entity Too Large"}},
+	}
+	for _, tc := range tests {
+		rec := serve(app, "GET", tc.path)
+		if rec.Code != tc.status || rec.Header().Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s: %d %q", tc.path, rec.Code, rec.Header().Get("Content-Type"))
+			continue
+		}
+		if strings.Contains(rec.Body.String(), "hunter2") {
+			t.Errorf("%s: leaked the cause: %q", tc.path, rec.Body)
+		}
+		p := decodeProblem(t, rec.Body.Bytes())
+		for k, v := range tc.want {
+			if p[k] != v {
+				t.Errorf("%s: %s = %v, want %v (body %s)", tc.path, k, p[k], v, rec.Body)
+			}
+		}
+		if tc.path == "/problem" && p["status"] != 409.0 {
+			t.Errorf("an extension overrode the status: %v", p)
+		}
+	}
+	if !strings.Contains(logs.String(), "hunter2") {
+		t.Errorf("the unknown error was not logged: %q", logs.String())
+	}
+
+	logs.Reset()
+	rec := serve(app, "GET", "/late")
+	if rec.Code != 200 || rec.Body.String() != "partial" {
+		t.Errorf("/late: a second response was written: %d %q", rec.Code, rec.Body)
+	}
+	if !strings.Contains(logs.String(), "failed after writing") {
+		t.Errorf("/late: error not logged: %q", logs.String())
+	}
+}
+
+func TestCustomErrorHandler(t *testing.T) {
+	app := plinth.Bare()
+	app.ErrorHandler = func(c *plinth.Ctx, err error) {
+		if p, ok := errors.AsType[*plinth.Problem](err); ok && p.Status == 418 {
+			_ = c.Text(418, "custom teapot")
+			return
+		}
+		c.RenderError(err)
+	}
+	app.Get("/tea", func(c *plinth.Ctx) error { return plinth.Error(418, "") })
+	app.Get("/other", func(c *plinth.Ctx) error { return plinth.BadRequest("nope") })
+	if rec := serve(app, "GET", "/tea"); rec.Code != 418 || rec.Body.String() != "custom teapot" {
+		t.Errorf("/tea: %d %q", rec.Code, rec.Body)
+	}
+	if rec := serve(app, "GET", "/other"); rec.Code != 400 || decodeProblem(t, rec.Body.Bytes())["detail"] != "nope" {
+		t.Errorf("/other: %d %q", rec.Code, rec.Body)
+	}
+}
+
+func TestProblemAsError(t *testing.T) {
+	cause := errors.New("cause")
+	p := plinth.Errorf(422, "field %s", "x").Wrap(cause)
+	if !errors.Is(p, cause) {
+		t.Error("errors.Is does not see the cause")
+	}
+	if got := p.Error(); got != "422 Unprocessable Entity: field x: cause" {
+		t.Errorf("Error() = %q", got)
+	}
+	if (&plinth.Problem{}).StatusCode() != 500 {
+		t.Error("zero Problem should be a 500")
+	}
+}
+
+// The JSON escaping of problem members must match encoding/json's reading:
+// whatever the detail holds, the client decodes the same string.
+func FuzzProblemDetail(f *testing.F) {
+	for _, s := range []string{"", "plain", `quote " back \ slash`, "ctl \x00\x1f\n\t", "<script>&", "bad \xff utf8", "\u2028\u2029", "é漢字🙂"} {
+		f.Add(s)
+	}
+	app := plinth.Bare()
+	app.Get("/", func(c *plinth.Ctx) error { return plinth.BadRequest(c.Request().Header.Get("X-Detail")) })
+	app.Build()
+	f.Fuzz(func(t *testing.T, detail string) {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.Header["X-Detail"] = []string{detail}
+		rec := httptest.NewRecorder()
+		app.ServeHTTP(rec, req)
+		var got map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatalf("invalid JSON for %q: %v: %q", detail, err, rec.Body)
+		}
+		want, _ := json.Marshal(detail)
+		var wantS string
+		_ = json.Unmarshal(want, &wantS)
+		if detail != "" && got["detail"] != wantS {
+			t.Fatalf("detail %q decoded as %q, want %q", detail, got["detail"], wantS)
+		}
+	})
+}
