@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/plinth-go/plinth"
+)
+
+// newApp wires the routes. It is separate from main so the test serves the
+// same App.
+func newApp(s *store) *plinth.App {
+	app := plinth.New()
+	app.SetState(s)
+
+	app.Get("/{$}", func(c *plinth.Ctx) error {
+		return c.JSON(http.StatusOK, map[string]string{"service": "quickstart", "notes": "/api/notes"})
+	})
+	app.Get("/hello/{name}", func(c *plinth.Ctx) error {
+		return c.Text(http.StatusOK, "Hello, "+c.Param("name")+"!\n")
+	})
+
+	api := app.Group("/api")
+	api.UseNative(apiVersion)
+	api.NotFound(plinth.HandlerFunc(func(c *plinth.Ctx) error {
+		return plinth.NotFoundError("no API endpoint at " + c.Request().URL.Path + "; try /api/notes")
+	}))
+	api.Get("/notes", listNotes)
+	api.Post("/notes", createNote)
+	api.Get("/notes/{id}", getNote)
+	api.Delete("/notes/{id}", deleteNote)
+	return app
+}
+
+// apiVersion is native middleware: it stamps every /api response, including
+// the group's 404 and 405 answers.
+func apiVersion(next plinth.HandlerFunc) plinth.HandlerFunc {
+	return func(c *plinth.Ctx) error {
+		c.Header().Set("Api-Version", "1")
+		return next(c)
+	}
+}
+
+func listNotes(c *plinth.Ctx) error {
+	notes := plinth.State[*store](c).list()
+	return c.JSON(http.StatusOK, &notes)
+}
+
+func getNote(c *plinth.Ctx) error {
+	id, err := noteID(c)
+	if err != nil {
+		return err
+	}
+	n, ok := plinth.State[*store](c).get(id)
+	if !ok {
+		return plinth.Errorf(http.StatusNotFound, "note %d does not exist", id)
+	}
+	return c.JSON(http.StatusOK, &n)
+}
+
+func createNote(c *plinth.Ctx) error {
+	var in struct {
+		Text string `json:"text"`
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(c.Writer(), c.Request().Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		if _, ok := err.(*http.MaxBytesError); ok {
+			return err
+		}
+		return plinth.BadRequest("body must be a JSON object like {\"text\": \"...\"}").Wrap(err)
+	}
+	in.Text = strings.TrimSpace(in.Text)
+	if in.Text == "" || len(in.Text) > 1000 {
+		return plinth.Error(http.StatusUnprocessableEntity, "text must be 1 to 1000 characters").With("field", "text")
+	}
+	n := plinth.State[*store](c).add(in.Text)
+	c.Header().Set("Location", "/api/notes/"+strconv.Itoa(n.ID))
+	return c.JSON(http.StatusCreated, &n)
+}
+
+func deleteNote(c *plinth.Ctx) error {
+	id, err := noteID(c)
+	if err != nil {
+		return err
+	}
+	if !plinth.State[*store](c).remove(id) {
+		return plinth.Errorf(http.StatusNotFound, "note %d does not exist", id)
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func noteID(c *plinth.Ctx) (int, error) {
+	id, err := strconv.Atoi(c.Param("id"))
+	if err != nil || id <= 0 {
+		return 0, plinth.BadRequest("id must be a positive integer")
+	}
+	return id, nil
+}

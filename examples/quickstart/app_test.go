@@ -1,0 +1,60 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestQuickstart(t *testing.T) {
+	srv := httptest.NewServer(newApp(newStore()))
+	defer srv.Close()
+
+	do := func(method, path, body string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, string(b)
+	}
+
+	for _, tc := range []struct {
+		method, path, body string
+		code               int
+		contains           string
+	}{
+		{"GET", "/", "", 200, `"service":"quickstart"`},
+		{"GET", "/hello/gopher", "", 200, "Hello, gopher!"},
+		{"GET", "/api/notes/1", "", 200, `"text":"Welcome to Plinth."`},
+		{"POST", "/api/notes", `{"text":"second"}`, 201, `"id":2`},
+		{"GET", "/api/notes", "", 200, `"second"`},
+		{"POST", "/api/notes", `{"text":`, 400, `"status":400`},
+		{"POST", "/api/notes", `{"txt":"x"}`, 400, "JSON object"},
+		{"POST", "/api/notes", `{"text":"  "}`, 422, `"field":"text"`},
+		{"POST", "/api/notes", `{"text":"` + strings.Repeat("x", 70<<10) + `"}`, 413, `"status":413`},
+		{"GET", "/api/notes/abc", "", 400, "positive integer"},
+		{"GET", "/api/notes/99", "", 404, "note 99 does not exist"},
+		{"DELETE", "/api/notes/2", "", 204, ""},
+		{"DELETE", "/api/notes/2", "", 404, ""},
+		{"PUT", "/api/notes/1", "", 405, `"status":405`},
+		{"GET", "/api/nothing", "", 404, "try /api/notes"},
+		{"GET", "/nothing", "", 404, `"title":"Not Found"`},
+	} {
+		res, body := do(tc.method, tc.path, tc.body)
+		if res.StatusCode != tc.code || !strings.Contains(body, tc.contains) {
+			t.Errorf("%s %s: %d %q, want %d containing %q", tc.method, tc.path, res.StatusCode, body, tc.code, tc.contains)
+		}
+		if strings.HasPrefix(tc.path, "/api/") && res.Header.Get("Api-Version") != "1" {
+			t.Errorf("%s %s: the group middleware did not run", tc.method, tc.path)
+		}
+	}
+}
