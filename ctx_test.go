@@ -2,6 +2,7 @@ package plinth_test
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,12 +12,16 @@ import (
 	"github.com/plinth-go/plinth"
 )
 
+// quiet discards the logs of tests that provoke errors on purpose.
+var quiet = slog.New(slog.DiscardHandler)
+
 func TestCtxResponses(t *testing.T) {
 	type account struct {
 		ID   int    `json:"id"`
 		Name string `json:"name"`
 	}
 	app := plinth.Bare()
+	app.Logger = quiet
 	app.Get("/json", func(c *plinth.Ctx) error { return c.JSON(201, &account{ID: 1, Name: "<a>"}) })
 	app.Get("/badjson", func(c *plinth.Ctx) error { return c.JSON(200, func() {}) })
 	app.Get("/html", func(c *plinth.Ctx) error { return c.HTML(200, "<p>hi</p>") })
@@ -61,6 +66,7 @@ func TestCtxQuery(t *testing.T) {
 
 func TestCtxRedirect(t *testing.T) {
 	app := plinth.Bare()
+	app.Logger = quiet
 	app.Get("/r", func(c *plinth.Ctx) error { return c.Redirect(303, c.Query("to")) })
 	app.Get("/ext", func(c *plinth.Ctx) error { return c.RedirectExternal(302, "https://example.com/x") })
 	app.Get("/code", func(c *plinth.Ctx) error { return c.Redirect(200, "/x") })

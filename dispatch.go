@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	pathpkg "path"
 	"slices"
 	"strings"
 	"sync"
@@ -110,35 +111,42 @@ func (t *table) dispatch(c *Ctx) {
 		// The path holds escapes that matter (such as %2F): match the escaped
 		// form segment by segment, as ServeMux does.
 		path = r.URL.EscapedPath()
-		m.escaped = true
+		m.escaped, m.generic = true, true
 	}
 	m.method = stdMethodID(r.Method)
 	if m.method < 0 && len(t.methods.custom) > 0 {
 		m.method = t.methods.id(r.Method, false)
 	}
 	m.head = m.method == mHEAD
-	if m.method == mCONNECT {
-		if rt := t.root.lookup(path, &m); rt != nil {
-			t.serveRoute(c, rt, m.n)
-			return
-		}
-		t.serveMiss(c, path, &m)
-		return
+	connect := m.method == mCONNECT
+	if connect || path == "" || path[0] != '/' {
+		m.generic = true
 	}
-	clean := cleanPath(path)
+	clean := path
+	if m.generic && !connect {
+		clean = cleanPath(path) // CONNECT paths are matched as they are
+	}
 	rt := t.root.lookup(clean, &m)
-	if (rt == nil || rt.pat.last().multi) && clean[len(clean)-1] != '/' {
+	if !m.generic && (m.unclean || (rt == nil || rt.multi) && !isCleanPath(path)) {
+		// The fast lookup saw every segment of a path it matched without a
+		// multi wildcard, so only a miss or a multi match needs the full
+		// check; an unclean path is looked up again cleaned (and redirected).
+		clean = cleanPath(path)
+		m = matcher{vals: c.vals, method: m.method, head: m.head, generic: true}
+		rt = t.root.lookup(clean, &m)
+	}
+	if (rt == nil || rt.multi) && clean != "" && clean[len(clean)-1] != '/' {
 		// ServeMux redirects /tree to /tree/ when only the latter matches
 		// exactly.
 		slash := c.withSlash(clean)
-		probe := matcher{method: m.method, head: m.head, escaped: m.escaped}
+		probe := matcher{method: m.method, head: m.head, escaped: m.escaped, generic: true}
 		if rt2 := t.root.lookup(slash, &probe); rt2 != nil && exactMatch(rt2.pat, slash) {
 			u := url.URL{Path: cleanPath(r.URL.Path) + "/", RawQuery: r.URL.RawQuery}
 			t.redirect(c, clean, u.String())
 			return
 		}
 	}
-	if clean != path {
+	if clean != path && !connect {
 		loc := clean
 		if !m.escaped {
 			loc = (&url.URL{Path: clean}).EscapedPath()
@@ -187,7 +195,7 @@ func (t *table) serveMiss(c *Ctx, path string, m *matcher) {
 	c.nvals = 0
 	mask := m.mask
 	if path == "" || path[len(path)-1] != '/' {
-		probe := matcher{collect: true, escaped: m.escaped}
+		probe := matcher{collect: true, escaped: m.escaped, generic: true}
 		t.root.lookup(c.withSlash(path), &probe)
 		mask |= probe.mask
 	}
@@ -210,8 +218,21 @@ func (t *table) run(c *Ctx, h HandlerFunc) {
 	}
 }
 
+// redirect answers with a 307 to location (a rooted path with an optional
+// query), normalised as http.Redirect does: cleaned, trailing slash kept,
+// bytes outside ASCII escaped.
 func (t *table) redirect(c *Ctx, path, location string) {
-	c.location = location
+	p, q, hasQuery := strings.Cut(location, "?")
+	if cp := pathpkg.Clean(p); cp != p {
+		if strings.HasSuffix(p, "/") && !strings.HasSuffix(cp, "/") {
+			cp += "/"
+		}
+		p = cp
+	}
+	if hasQuery {
+		p += "?" + q
+	}
+	c.location = escapeNonASCII(p)
 	t.run(c, t.scopeOf(path, false).redirect)
 }
 
@@ -227,4 +248,28 @@ func (t *table) serveAsterisk(c *Ctx) {
 	t.root.walk(func(e *endpoint) { mask |= e.mask })
 	c.Header()["Allow"] = t.allowHeader(mask)
 	c.w.WriteHeader(http.StatusNoContent)
+}
+
+// escapeNonASCII percent-encodes the bytes of s outside ASCII, as
+// http.Redirect does for a Location header.
+func escapeNonASCII(s string) string {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			n++
+		}
+	}
+	if n == 0 {
+		return s
+	}
+	const hex = "0123456789abcdef"
+	b := make([]byte, 0, len(s)+2*n)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 {
+			b = append(b, '%', hex[c>>4], hex[c&0xf])
+		} else {
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }

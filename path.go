@@ -1,9 +1,6 @@
 package plinth
 
-import (
-	"path"
-	"strings"
-)
+import "path"
 
 // cleanPath returns the canonical form of p the way ServeMux computes it:
 // rooted, no "//", "." or ".." segments, and a trailing slash kept. It does not
@@ -26,24 +23,31 @@ func cleanPath(p string) string {
 }
 
 // isCleanPath reports whether p is rooted and has no empty, "." or ".."
-// segments (other than a final empty one from a trailing slash).
+// segments (other than a final empty one from a trailing slash). It is one
+// pass over the bytes: on the hot path a call per segment costs more.
 func isCleanPath(p string) bool {
 	if p == "" || p[0] != '/' {
 		return false
 	}
-	for i := 1; i <= len(p); {
-		j := strings.IndexByte(p[i:], '/')
-		if j < 0 {
-			j = len(p) - i
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
 		}
-		seg := p[i : i+j]
-		if seg == "." || seg == ".." {
+		rest := p[i+1:]
+		if rest == "" {
+			return true
+		}
+		switch rest[0] {
+		case '/':
 			return false
+		case '.':
+			if len(rest) == 1 || rest[1] == '/' {
+				return false
+			}
+			if rest[1] == '.' && (len(rest) == 2 || rest[2] == '/') {
+				return false
+			}
 		}
-		if seg == "" && i+j < len(p) { // "//"
-			return false
-		}
-		i += j + 1
 	}
 	return true
 }

@@ -87,9 +87,6 @@ func parsePattern(s string) (*pattern, error) {
 		rest = rest[end:]
 		open := strings.IndexByte(text, '{')
 		if open < 0 {
-			if strings.IndexByte(text, '}') >= 0 {
-				return nil, fmt.Errorf("segment %q has '}' without '{'", text)
-			}
 			p.segs = append(p.segs, segment{lit: unescapeSegment(text)})
 			continue
 		}

@@ -10,12 +10,16 @@ import "strings"
 // would reject, the first route this order reaches is the most specific
 // pattern that matches, which is the one ServeMux picks.
 type node struct {
-	lit     string  // literal segment of this node (unescaped)
-	first   []byte  // first byte of each static child's literal
-	statics []*node // literal children, parallel to first
-	wild    *node   // "{name}" child
-	multi   *endpoint
-	end     *endpoint
+	lit      string   // literal segment of this node (unescaped)
+	unclean  bool     // lit is "", "." or ".." (from a pattern without a method)
+	escSlash bool     // lit holds a '/' (from "%2F"): only an escaped path can match it
+	first    string   // first byte of each static child's literal
+	lits     []string // each static child's literal, parallel to first
+	statics  []*node  // literal children, parallel to first
+	slash    *node    // the "{$}" child: the path ends here with a slash
+	wild     *node    // "{name}" child
+	multi    *endpoint
+	end      *endpoint
 }
 
 // endpoint holds the routes of all patterns with the same path shape.
@@ -26,20 +30,27 @@ type endpoint struct {
 }
 
 func (n *node) child(lit string) *node {
+	if lit == "/" {
+		if n.slash == nil {
+			n.slash = &node{lit: lit}
+		}
+		return n.slash
+	}
 	for i, c := range n.statics {
 		if c.lit == lit {
 			return n.statics[i]
 		}
 	}
-	c := &node{lit: lit}
+	c := &node{lit: lit, unclean: lit == "" || lit == "." || lit == "..", escSlash: strings.Contains(lit, "/")}
 	n.statics = append(n.statics, c)
-	n.first = append(n.first, firstByte(lit))
+	n.lits = append(n.lits, lit)
+	n.first += string([]byte{firstByte(lit)})
 	return c
 }
 
 func firstByte(s string) byte {
 	if s == "" {
-		return 0
+		return '/' // an empty segment is followed by the next slash
 	}
 	return s[0]
 }
@@ -83,7 +94,9 @@ type matcher struct {
 	method  int      // method id, -1 for a method no route registered
 	head    bool     // a HEAD request, which GET routes also serve
 	collect bool     // record the methods of every matching endpoint, accept none
+	generic bool     // split every segment, unescaping in escaped mode
 	escaped bool     // path is in escaped form: unescape segments with '%'
+	unclean bool     // fast mode met a "", "." or ".." segment: the result is void
 	vals    []string // captured values, nil when not wanted
 	n       int      // number of captured values
 	mask    uint64   // methods seen on endpoints whose path matched
@@ -123,52 +136,150 @@ func (m *matcher) accept(e *endpoint) *route {
 
 // lookup matches path, the rest of the request path ("" or starting with
 // '/'), below n.
+//
+// In the fast mode (the decoded path, with no escapes that matter) a literal
+// child is matched by comparing its literal with the start of the path, so
+// static segments are never scanned byte by byte; a segment that would make
+// the path unclean ("//", "/./", "/../") sets m.unclean and fails the lookup,
+// because the caller must redirect. The generic mode splits every segment
+// first and unescapes it when the path is in escaped form; it serves escaped
+// paths, CONNECT requests and paths already cleaned.
 func (n *node) lookup(path string, m *matcher) *route {
-	if path == "" {
-		return m.accept(n.end)
-	}
-	var seg, rest string
-	if path == "/" {
-		seg = "/"
-	} else {
-		seg = path[1:]
-		if i := strings.IndexByte(seg, '/'); i >= 0 {
-			seg, rest = seg[:i], seg[i:]
+	for {
+		if path == "" {
+			return m.accept(n.end)
 		}
-		if m.escaped {
-			seg = unescapeSegment(seg)
-		}
-	}
-	if seg != "" {
-		b := seg[0]
-		for i, f := range n.first {
-			if f == b && n.statics[i].lit == seg {
-				if rt := n.statics[i].lookup(rest, m); rt != nil {
+		if path == "/" {
+			if n.slash != nil {
+				if rt := m.accept(n.slash.end); rt != nil {
 					return rt
 				}
-				break
+			}
+			return n.lookupMulti("", m)
+		}
+		var seg, rest, nextPath string
+		var next *node // the literal child matching the first segment
+		if m.generic {
+			seg, rest = splitSegment(path)
+			if m.escaped {
+				seg = unescapeSegment(seg)
+			}
+			if seg == "/" {
+				// Only an escaped "%2F" segment unescapes to "/"; ServeMux
+				// then takes it for the slash of "{$}", not a wildcard value.
+				if n.slash != nil {
+					if rt := n.slash.lookup(rest, m); rt != nil {
+						return rt
+					}
+				}
+				return n.lookupMulti(m.multiValue(path), m)
+			}
+			b := firstByte(seg)
+			for i := 0; i < len(n.first); i++ {
+				if n.first[i] == b && n.lits[i] == seg {
+					next, nextPath = n.statics[i], rest
+					break
+				}
+			}
+		} else {
+			b := path[1]
+			if b == '/' {
+				m.unclean = true
+				return nil
+			}
+			for off := 0; off < len(n.first); {
+				i := strings.IndexByte(n.first[off:], b)
+				if i < 0 {
+					break
+				}
+				i += off
+				off = i + 1
+				lit := n.lits[i]
+				end := 1 + len(lit)
+				if len(path) >= end && path[1:end] == lit && (len(path) == end || path[end] == '/') {
+					if n.statics[i].escSlash {
+						continue // the path's slashes are real ones
+					}
+					next, nextPath = n.statics[i], path[end:]
+					if next.unclean {
+						m.unclean = true
+						return nil
+					}
+					break
+				}
 			}
 		}
-	}
-	if n.wild != nil && seg != "/" {
-		k := m.n
-		m.push(seg)
-		if rt := n.wild.lookup(rest, m); rt != nil {
-			return rt
+		alternatives := n.wild != nil || n.multi != nil
+		if next != nil {
+			if !alternatives { // nothing to backtrack to: iterate, do not recurse
+				n, path = next, nextPath
+				continue
+			}
+			k := m.n
+			if rt := next.lookup(nextPath, m); rt != nil {
+				return rt
+			}
+			m.n = k // values a failed branch left pushed
 		}
-		m.n = k
-	}
-	if n.multi != nil {
-		k := m.n
-		v := path[1:]
-		if m.escaped {
-			v = unescapeSegment(v)
+		if !alternatives {
+			return nil
 		}
-		m.push(v)
-		if rt := m.accept(n.multi); rt != nil {
-			return rt
+		if !m.generic {
+			seg, rest = splitSegment(path)
+			if seg == "." || seg == ".." {
+				m.unclean = true
+				return nil
+			}
 		}
-		m.n = k
+		if n.wild != nil {
+			k := m.n
+			m.push(seg)
+			if n.multi == nil {
+				// A failure below leaves values pushed; whoever backtracks
+				// past this point resets m.n to its own mark.
+				n, path = n.wild, rest
+				continue
+			}
+			if rt := n.wild.lookup(rest, m); rt != nil {
+				return rt
+			}
+			m.n = k
+		}
+		return n.lookupMulti(m.multiValue(path), m)
 	}
+}
+
+// lookupMulti tries n's multi wildcard endpoint with v, the rest of the path.
+func (n *node) lookupMulti(v string, m *matcher) *route {
+	if n.multi == nil {
+		return nil
+	}
+	k := m.n
+	m.push(v)
+	if rt := m.accept(n.multi); rt != nil {
+		return rt
+	}
+	m.n = k
 	return nil
+}
+
+// splitSegment splits path (starting with '/', longer than "/") into its
+// first segment and the rest. Segments are short: a loop beats a call.
+func splitSegment(path string) (seg, rest string) {
+	seg = path[1:]
+	for i := 0; i < len(seg); i++ {
+		if seg[i] == '/' {
+			return seg[:i], seg[i:]
+		}
+	}
+	return seg, ""
+}
+
+// multiValue is the value a multi wildcard takes for path: the rest of the
+// path without its leading slash, unescaped.
+func (m *matcher) multiValue(path string) string {
+	if m.escaped {
+		return unescapeSegment(path[1:])
+	}
+	return path[1:]
 }
