@@ -17,6 +17,7 @@ import (
 type table struct {
 	app       *App
 	root      *node
+	static    staticIndex
 	methods   methodSet
 	maxParams int
 	scopes    []*scope // innermost first; the App's root scope is last
@@ -51,6 +52,7 @@ func newTable(a *App) *table {
 		}
 	})
 	t.allow.Store(&allow)
+	t.static.build(t.root, "")
 	for _, g := range sortedScopes(a.scopes) {
 		t.scopes = append(t.scopes, newScope(g))
 	}
@@ -126,7 +128,13 @@ func (t *table) dispatch(c *Ctx) {
 	if m.generic && !connect {
 		clean = cleanPath(path) // CONNECT paths are matched as they are
 	}
-	rt := t.root.lookup(clean, &m)
+	var rt *route
+	if e := t.static.get(clean); e != nil && !m.generic {
+		rt = m.accept(e)
+	}
+	if rt == nil {
+		rt = t.root.lookup(clean, &m)
+	}
 	if !m.generic && (m.unclean || (rt == nil || rt.multi) && !isCleanPath(path)) {
 		// The fast lookup saw every segment of a path it matched without a
 		// multi wildcard, so only a miss or a multi match needs the full

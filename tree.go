@@ -187,19 +187,20 @@ func (n *node) lookup(path string, m *matcher) *route {
 				m.unclean = true
 				return nil
 			}
-			for off := 0; off < len(n.first); {
-				i := strings.IndexByte(n.first[off:], b)
-				if i < 0 {
-					break
+			i := -1
+			switch len(n.first) {
+			case 0:
+			case 1: // a chain: no search
+				if n.first[0] == b {
+					i = 0
 				}
-				i += off
-				off = i + 1
+			default:
+				i = strings.IndexByte(n.first, b)
+			}
+			for i >= 0 {
 				lit := n.lits[i]
 				end := 1 + len(lit)
-				if len(path) >= end && path[1:end] == lit && (len(path) == end || path[end] == '/') {
-					if n.statics[i].escSlash {
-						continue // the path's slashes are real ones
-					}
+				if len(path) >= end && path[1:end] == lit && (len(path) == end || path[end] == '/') && !n.statics[i].escSlash {
 					next, nextPath = n.statics[i], path[end:]
 					if next.unclean {
 						m.unclean = true
@@ -207,6 +208,12 @@ func (n *node) lookup(path string, m *matcher) *route {
 					}
 					break
 				}
+				// Another literal may share the first byte.
+				j := strings.IndexByte(n.first[i+1:], b)
+				if j < 0 {
+					break
+				}
+				i += 1 + j
 			}
 		}
 		alternatives := n.wild != nil || n.multi != nil
