@@ -1,0 +1,26 @@
+package bench
+
+import (
+	"net/http"
+
+	"github.com/julienschmidt/httprouter"
+)
+
+// newHTTPRouter is httprouter with its defaults (405 with Allow is on).
+func newHTTPRouter(routes []Route) http.Handler {
+	router := httprouter.New()
+	for _, rt := range routes {
+		var h httprouter.Handle
+		switch rt.Kind {
+		case KindHello:
+			h = func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) { writeHello(w) }
+		case KindAccount:
+			h = func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) { writeAccount(w, ps.ByName("id")) }
+		default:
+			body := rt.Body
+			h = func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) { w.Write(body) }
+		}
+		router.Handle(rt.Method, rt.Path, h)
+	}
+	return router
+}

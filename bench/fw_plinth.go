@@ -1,0 +1,52 @@
+package bench
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/plinth-go/plinth"
+)
+
+// newPlinth is plinth.Bare() (routing only) with native handlers.
+func newPlinth(routes []Route) http.Handler {
+	app := plinth.Bare()
+	for _, rt := range routes {
+		var h plinth.HandlerFunc
+		switch rt.Kind {
+		case KindHello:
+			h = func(c *plinth.Ctx) error { return c.Text(http.StatusOK, Hello) }
+		case KindAccount:
+			h = func(c *plinth.Ctx) error {
+				id, err := strconv.Atoi(c.Param("id"))
+				if err != nil {
+					return c.Text(http.StatusBadRequest, InvalidID)
+				}
+				acct := NewAccount(id)
+				return c.JSON(http.StatusOK, &acct)
+			}
+		default:
+			body := rt.Body
+			h = func(c *plinth.Ctx) error {
+				_, err := c.Writer().Write(body)
+				return err
+			}
+		}
+		path := MuxPath(rt.Path)
+		switch rt.Method {
+		case http.MethodGet:
+			app.Get(path, h)
+		case http.MethodPost:
+			app.Post(path, h)
+		case http.MethodPut:
+			app.Put(path, h)
+		case http.MethodDelete:
+			app.Delete(path, h)
+		case http.MethodPatch:
+			app.Patch(path, h)
+		default:
+			app.Handle(rt.Method+" "+path, h)
+		}
+	}
+	app.Build()
+	return app
+}

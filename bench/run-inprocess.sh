@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs the in-process router benchmarks and writes
+#   results/inprocess-<date>.txt  raw `go test -bench` output, with the run's
+#                                 machine, kernel, Go version and commit as
+#                                 benchstat configuration lines on top
+#   results/inprocess-<date>.md   the table made from it by cmd/benchtable
+#
+# Usage: ./run-inprocess.sh [count]      (count defaults to 5)
+# BENCHTIME=500ms ./run-inprocess.sh 10  passes -benchtime as well.
+set -euo pipefail
+
+count=${1:-5}
+case $count in '' | *[!0-9]*)
+	echo "usage: $0 [count]" >&2
+	exit 2
+	;;
+esac
+
+cd "$(dirname "$0")"
+mkdir -p results
+out=results/inprocess-$(date -u +%Y-%m-%d)
+
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo none)
+if [ -n "$(git status --porcelain -- .. 2>/dev/null || true)" ]; then
+	commit="$commit-dirty"
+fi
+cpu_model=$(grep -m1 -E '^(model name|Model|cpu model)[[:space:]]*:' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
+
+benchtime=()
+if [ -n "${BENCHTIME:-}" ]; then
+	benchtime=(-benchtime "$BENCHTIME")
+fi
+
+{
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "commit: $commit"
+	echo "go: $(go env GOVERSION)"
+	echo "kernel: $(uname -r)"
+	echo "nproc: $(nproc)"
+	echo "cpu-model: ${cpu_model:-unknown}"
+	echo "count: $count"
+} >"$out.txt"
+
+echo "writing $out.txt" >&2
+if ! go test -run '^$' -bench . -benchmem -count "$count" "${benchtime[@]}" | tee -a "$out.txt"; then
+	echo "go test failed; raw output kept in $out.txt, no table written" >&2
+	exit 1
+fi
+
+go run ./cmd/benchtable "$out.txt" >"$out.md"
+echo "wrote $out.txt and $out.md" >&2
