@@ -76,7 +76,7 @@ func (c *Ctx) reset(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Ctx) release() {
-	clear(c.vals[:c.nvals])
+	clear(c.vals) // failed branches of the lookup may have left values too
 	c.w, c.req, c.rw.w = nil, nil, nil
 	c.route, c.nvals, c.inCtx = nil, 0, false
 	c.requestID, c.location = "", ""

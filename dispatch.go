@@ -20,6 +20,7 @@ type table struct {
 	static    staticIndex
 	methods   methodSet
 	maxParams int
+	allMask   uint64 // every method some route registers
 	scopes    []*scope // innermost first; the App's root scope is last
 	logger    *slog.Logger
 	onError   func(*Ctx, error)
@@ -47,6 +48,7 @@ func newTable(a *App) *table {
 		rt.serve = compose(rt.router, routeHandler(rt))
 	}
 	t.root.walk(func(e *endpoint) {
+		t.allMask |= e.mask
 		if _, ok := allow[e.mask]; !ok {
 			allow[e.mask] = []string{t.methods.allow(e.mask)}
 		}
@@ -252,9 +254,7 @@ func (t *table) serveAsterisk(c *Ctx) {
 		c.w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	var mask uint64
-	t.root.walk(func(e *endpoint) { mask |= e.mask })
-	c.Header()["Allow"] = t.allowHeader(mask)
+	c.Header()["Allow"] = t.allowHeader(t.allMask)
 	c.w.WriteHeader(http.StatusNoContent)
 }
 
