@@ -1,0 +1,5 @@
+//go:build !race
+
+package plinth_test
+
+const raceEnabled = false
