@@ -20,7 +20,7 @@ type table struct {
 	static    staticIndex
 	methods   methodSet
 	maxParams int
-	allMask   uint64 // every method some route registers
+	allMask   uint64   // every method some route registers
 	scopes    []*scope // innermost first; the App's root scope is last
 	logger    *slog.Logger
 	onError   func(*Ctx, error)
