@@ -76,7 +76,10 @@ func (c *Ctx) reset(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Ctx) release() {
-	clear(c.vals) // failed branches of the lookup may have left values too
+	// Values a failed lookup branch left beyond nvals are overwritten by the
+	// next request's lookup before they can be read; clearing the whole slice
+	// on every request would cost more than those few strings weigh.
+	clear(c.vals[:c.nvals])
 	c.w, c.req, c.rw.w = nil, nil, nil
 	c.route, c.nvals, c.inCtx = nil, 0, false
 	c.requestID, c.location = "", ""

@@ -18,6 +18,7 @@ type node struct {
 	statics  []*node  // literal children, parallel to first
 	slash    *node    // the "{$}" child: the path ends here with a slash
 	wild     *node    // "{name}" child
+	alt      bool     // wild or multi is set: a failed literal branch backtracks here
 	multi    *endpoint
 	end      *endpoint
 }
@@ -62,12 +63,14 @@ func (n *node) insert(rt *route, numMethods int) {
 		case s.multi:
 			if n.multi == nil {
 				n.multi = &endpoint{byMethod: make([]*route, numMethods)}
+				n.alt = true
 			}
 			n.multi.add(rt)
 			return
 		case s.wild:
 			if n.wild == nil {
 				n.wild = &node{}
+				n.alt = true
 			}
 			n = n.wild
 		default:
@@ -149,7 +152,7 @@ func (n *node) lookup(path string, m *matcher) *route {
 		if path == "" {
 			return m.accept(n.end)
 		}
-		if path == "/" {
+		if len(path) == 1 { // "/": a path here is "" or starts with '/'
 			if n.slash != nil {
 				if rt := m.accept(n.slash.end); rt != nil {
 					return rt
@@ -216,9 +219,8 @@ func (n *node) lookup(path string, m *matcher) *route {
 				i += 1 + j
 			}
 		}
-		alternatives := n.wild != nil || n.multi != nil
 		if next != nil {
-			if !alternatives { // nothing to backtrack to: iterate, do not recurse
+			if !n.alt { // nothing to backtrack to: iterate, do not recurse
 				n, path = next, nextPath
 				continue
 			}
@@ -228,7 +230,7 @@ func (n *node) lookup(path string, m *matcher) *route {
 			}
 			m.n = k // values a failed branch left pushed
 		}
-		if !alternatives {
+		if !n.alt {
 			return nil
 		}
 		if !m.generic {
