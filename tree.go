@@ -190,33 +190,35 @@ func (n *node) lookup(path string, m *matcher) *route {
 				m.unclean = true
 				return nil
 			}
-			i := -1
-			switch len(n.first) {
-			case 0:
-			case 1: // a chain: no search
-				if n.first[0] == b {
-					i = 0
+			// Candidates share the segment's first byte; the byte after the
+			// literal must end the segment, which rules out most of them
+			// before any string comparison. Small nodes scan inline, large
+			// ones let IndexByte's vector loop find the first candidate.
+			i := 0
+			if len(n.first) > 8 {
+				if i = strings.IndexByte(n.first, b); i < 0 {
+					i = len(n.first)
 				}
-			default:
-				i = strings.IndexByte(n.first, b)
 			}
-			for i >= 0 {
+			for ; i < len(n.first); i++ {
+				if n.first[i] != b {
+					continue
+				}
 				lit := n.lits[i]
 				end := 1 + len(lit)
-				if len(path) >= end && path[1:end] == lit && (len(path) == end || path[end] == '/') && !n.statics[i].escSlash {
-					next, nextPath = n.statics[i], path[end:]
-					if next.unclean {
-						m.unclean = true
-						return nil
-					}
-					break
+				if len(path) < end || (len(path) > end && path[end] != '/') || path[1:end] != lit {
+					continue
 				}
-				// Another literal may share the first byte.
-				j := strings.IndexByte(n.first[i+1:], b)
-				if j < 0 {
-					break
+				c := n.statics[i]
+				if c.escSlash {
+					continue // an escaped slash never matches a real one
 				}
-				i += 1 + j
+				if c.unclean {
+					m.unclean = true
+					return nil
+				}
+				next, nextPath = c, path[end:]
+				break
 			}
 		}
 		if next != nil {
