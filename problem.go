@@ -217,6 +217,18 @@ func (c *Ctx) writeProblem(p *Problem) {
 	_, _ = c.w.Write(c.out)
 }
 
+// writeProblemBody sends p, using body, p's rendering without a request ID,
+// when the request has none.
+func (c *Ctx) writeProblemBody(p *Problem, body []byte) {
+	if c.requestID != "" {
+		c.writeProblem(p)
+		return
+	}
+	c.w.Header()["Content-Type"] = problemContentType
+	c.w.WriteHeader(p.StatusCode())
+	_, _ = c.w.Write(body)
+}
+
 // handleError turns err into a response, or logs it if the response has
 // already started.
 func (c *Ctx) handleError(err error) {

@@ -79,13 +79,22 @@ func prefixMatches(segs []segment, path string, escaped bool) bool {
 	return true
 }
 
+// The default 404 and 405 documents, rendered once. With a request ID the
+// document is rendered per request instead, still without allocating.
+var (
+	notFoundProblem         = &Problem{Status: http.StatusNotFound}
+	methodNotAllowedProblem = &Problem{Status: http.StatusMethodNotAllowed}
+	notFoundBody            = notFoundProblem.appendJSON(nil, "")
+	methodNotAllowedBody    = methodNotAllowedProblem.appendJSON(nil, "")
+)
+
 func defaultNotFound(c *Ctx) error {
-	c.writeProblem(&Problem{Status: http.StatusNotFound})
+	c.writeProblemBody(notFoundProblem, notFoundBody)
 	return nil
 }
 
 func defaultMethodNotAllowed(c *Ctx) error {
-	c.writeProblem(&Problem{Status: http.StatusMethodNotAllowed})
+	c.writeProblemBody(methodNotAllowedProblem, methodNotAllowedBody)
 	return nil
 }
 
