@@ -7,6 +7,9 @@
 #
 # Usage: ./run-inprocess.sh [count]      (count defaults to 5)
 # BENCHTIME=500ms ./run-inprocess.sh 10  passes -benchtime as well.
+# The benchmarks run with GOMAXPROCS=1 pinned to the last CPU (taskset, when
+# installed) so that every framework meets the same conditions; CPU=n picks
+# another CPU.
 set -euo pipefail
 
 count=${1:-5}
@@ -28,7 +31,7 @@ cpu_model=$(grep -m1 -E '^(model name|Model|cpu model)[[:space:]]*:' /proc/cpuin
 
 benchtime=()
 if [ -n "${BENCHTIME:-}" ]; then
-	benchtime=(-benchtime "$BENCHTIME")
+	benchtime=(-test.benchtime "$BENCHTIME")
 fi
 
 {
@@ -41,8 +44,17 @@ fi
 	echo "count: $count"
 } >"$out.txt"
 
+pin=()
+if command -v taskset >/dev/null 2>&1; then
+	pin=(taskset -c "${CPU:-$(($(nproc) - 1))}")
+fi
+echo "pinned: ${pin[*]:-no (taskset not installed)}" >>"$out.txt"
+
 echo "writing $out.txt" >&2
-if ! go test -run '^$' -bench . -benchmem -count "$count" "${benchtime[@]}" | tee -a "$out.txt"; then
+go test -c -o results/.bench.test .
+trap 'rm -f results/.bench.test' EXIT
+if ! "${pin[@]}" ./results/.bench.test -test.run '^$' -test.bench . -test.benchmem -test.cpu 1 \
+	-test.count "$count" "${benchtime[@]}" | tee -a "$out.txt"; then
 	echo "go test failed; raw output kept in $out.txt, no table written" >&2
 	exit 1
 fi
