@@ -40,7 +40,6 @@ type route struct {
 	pat     *pattern
 	method  int      // method id, -1 for every method
 	names   []string // wildcard name of each captured value
-	multi   bool     // the pattern ends in a multi wildcard or a trailing slash
 	router  *Router
 	handler http.Handler
 	strip   int // Mount: number of prefix segments to strip

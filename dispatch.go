@@ -41,7 +41,7 @@ func newTable(a *App) *table {
 	}
 	allow := map[uint64][]string{}
 	for _, rt := range a.routes {
-		t.root.insert(rt, len(t.methods.names))
+		t.root.insert(rt)
 		if n := len(rt.names); n > t.maxParams {
 			t.maxParams = n
 		}
@@ -70,8 +70,8 @@ func (n *node) walk(f func(*endpoint)) {
 	if n.multi != nil {
 		f(n.multi)
 	}
-	for _, c := range n.statics {
-		c.walk(f)
+	for _, e := range n.edges {
+		e.node.walk(f)
 	}
 	if n.wild != nil {
 		n.wild.walk(f)
@@ -137,7 +137,7 @@ func (t *table) dispatch(c *Ctx) {
 	if rt == nil {
 		rt = t.root.lookup(clean, &m)
 	}
-	if !m.generic && (m.unclean || (rt == nil || rt.multi) && !isCleanPath(path)) {
+	if !m.generic && (m.unclean || (rt == nil || m.multi) && !isCleanPath(path)) {
 		// The fast lookup saw every segment of a path it matched without a
 		// multi wildcard, so only a miss or a multi match needs the full
 		// check; an unclean path is looked up again cleaned (and redirected).
@@ -145,7 +145,7 @@ func (t *table) dispatch(c *Ctx) {
 		m = matcher{vals: c.vals, method: m.method, head: m.head, generic: true}
 		rt = t.root.lookup(clean, &m)
 	}
-	if (rt == nil || rt.multi) && clean != "" && clean[len(clean)-1] != '/' {
+	if (rt == nil || m.multi) && clean != "" && clean[len(clean)-1] != '/' {
 		// ServeMux redirects /tree to /tree/ when only the latter matches
 		// exactly.
 		slash := c.withSlash(clean)

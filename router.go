@@ -261,7 +261,7 @@ func (rt *Router) register(pat string, h http.Handler, strip int) {
 			panic("plinth: " + conflictError(p, old.pat).Error())
 		}
 	}
-	r := &route{pat: p, router: rt, handler: h, strip: strip, names: p.wildcardSlots(), multi: p.last().multi}
+	r := &route{pat: p, router: rt, handler: h, strip: strip, names: p.wildcardSlots()}
 	if p.method != "" {
 		r.method = a.methods.id(p.method, true)
 	} else {

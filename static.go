@@ -31,9 +31,9 @@ func (s *staticIndex) build(n *node, prefix string) {
 	if n.slash != nil {
 		s.build(&node{end: n.slash.end}, prefix+"/")
 	}
-	for _, c := range n.statics {
-		if !c.unclean && !c.escSlash {
-			s.build(c, prefix+"/"+c.lit)
+	for _, e := range n.edges {
+		if !e.unclean && !e.escSlash {
+			s.build(e.node, prefix+"/"+e.lit)
 		}
 	}
 }

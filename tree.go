@@ -10,41 +10,58 @@ import "strings"
 // would reject, the first route this order reaches is the most specific
 // pattern that matches, which is the one ServeMux picks.
 type node struct {
-	lit      string   // literal segment of this node (unescaped)
-	unclean  bool     // lit is "", "." or ".." (from a pattern without a method)
-	escSlash bool     // lit holds a '/' (from "%2F"): only an escaped path can match it
-	first    string   // first byte of each static child's literal
-	lits     []string // each static child's literal, parallel to first
-	statics  []*node  // literal children, parallel to first
-	slash    *node    // the "{$}" child: the path ends here with a slash
-	wild     *node    // "{name}" child
-	alt      bool     // wild or multi is set: a failed literal branch backtracks here
-	multi    *endpoint
-	end      *endpoint
+	first string    // first byte of each literal child's literal
+	edges []edge    // literal children, parallel to first
+	slash *node     // the "{$}" child: the path ends here with a slash
+	wild  *node     // "{name}" child
+	alt   bool      // wild or multi is set: a failed literal branch backtracks here
+	multi *endpoint // "{name...}" or a trailing slash at this position
+	end   *endpoint // patterns ending here
 }
 
-// endpoint holds the routes of all patterns with the same path shape.
+// edge is a literal child, kept inline so that the search reads one array.
+type edge struct {
+	lit      string // the literal segment (unescaped)
+	node     *node
+	unclean  bool // lit is "", "." or ".." (from a pattern without a method)
+	escSlash bool // lit holds a '/' (from "%2F"): only an escaped path can match it
+}
+
+// endpoint holds the routes of all patterns with the same path shape. The
+// standard methods' routes sit inline, so that accepting reads one object.
 type endpoint struct {
-	byMethod []*route // indexed by method id
-	any      *route   // pattern without a method
-	mask     uint64   // ids with a route in byMethod
+	std    [numStdMethods]*route // by standard method id
+	custom []*route              // by method id - numStdMethods
+	any    *route                // pattern without a method
+	mask   uint64                // ids with a method-specific route
+	multi  bool                  // the patterns end in a multi wildcard
+}
+
+func (e *endpoint) byMethod(id int) *route {
+	if id < numStdMethods {
+		return e.std[id]
+	}
+	if id -= numStdMethods; id < len(e.custom) {
+		return e.custom[id]
+	}
+	return nil
 }
 
 func (n *node) child(lit string) *node {
 	if lit == "/" {
 		if n.slash == nil {
-			n.slash = &node{lit: lit}
+			n.slash = &node{}
 		}
 		return n.slash
 	}
-	for i, c := range n.statics {
-		if c.lit == lit {
-			return n.statics[i]
+	for _, e := range n.edges {
+		if e.lit == lit {
+			return e.node
 		}
 	}
-	c := &node{lit: lit, unclean: lit == "" || lit == "." || lit == "..", escSlash: strings.Contains(lit, "/")}
-	n.statics = append(n.statics, c)
-	n.lits = append(n.lits, lit)
+	c := &node{}
+	n.edges = append(n.edges, edge{lit: lit, node: c,
+		unclean: lit == "" || lit == "." || lit == "..", escSlash: strings.Contains(lit, "/")})
 	n.first += string([]byte{firstByte(lit)})
 	return c
 }
@@ -57,12 +74,12 @@ func firstByte(s string) byte {
 }
 
 // insert adds rt at the position its pattern's segments lead to.
-func (n *node) insert(rt *route, numMethods int) {
+func (n *node) insert(rt *route) {
 	for _, s := range rt.pat.segs {
 		switch {
 		case s.multi:
 			if n.multi == nil {
-				n.multi = &endpoint{byMethod: make([]*route, numMethods)}
+				n.multi = &endpoint{multi: true}
 				n.alt = true
 			}
 			n.multi.add(rt)
@@ -78,7 +95,7 @@ func (n *node) insert(rt *route, numMethods int) {
 		}
 	}
 	if n.end == nil {
-		n.end = &endpoint{byMethod: make([]*route, numMethods)}
+		n.end = &endpoint{}
 	}
 	n.end.add(rt)
 }
@@ -88,7 +105,14 @@ func (e *endpoint) add(rt *route) {
 		e.any = rt
 		return
 	}
-	e.byMethod[rt.method] = rt
+	if rt.method < numStdMethods {
+		e.std[rt.method] = rt
+	} else {
+		for len(e.custom) <= rt.method-numStdMethods {
+			e.custom = append(e.custom, nil)
+		}
+		e.custom[rt.method-numStdMethods] = rt
+	}
 	e.mask |= 1 << rt.method
 }
 
@@ -100,6 +124,7 @@ type matcher struct {
 	generic bool     // split every segment, unescaping in escaped mode
 	escaped bool     // path is in escaped form: unescape segments with '%'
 	unclean bool     // fast mode met a "", "." or ".." segment: the result is void
+	multi   bool     // the accepted route ends in a multi wildcard
 	vals    []string // captured values, nil when not wanted
 	n       int      // number of captured values
 	mask    uint64   // methods seen on endpoints whose path matched
@@ -119,18 +144,17 @@ func (m *matcher) accept(e *endpoint) *route {
 		return nil
 	}
 	if !m.collect {
+		rt := e.any
 		if m.method >= 0 {
-			if rt := e.byMethod[m.method]; rt != nil {
-				return rt
+			if r := e.byMethod(m.method); r != nil {
+				rt = r
+			} else if m.head && e.std[mGET] != nil {
+				rt = e.std[mGET]
 			}
 		}
-		if m.head {
-			if rt := e.byMethod[mGET]; rt != nil {
-				return rt
-			}
-		}
-		if e.any != nil {
-			return e.any
+		if rt != nil {
+			m.multi = e.multi
+			return rt
 		}
 	}
 	m.mask |= e.mask
@@ -179,8 +203,8 @@ func (n *node) lookup(path string, m *matcher) *route {
 			}
 			b := firstByte(seg)
 			for i := 0; i < len(n.first); i++ {
-				if n.first[i] == b && n.lits[i] == seg {
-					next, nextPath = n.statics[i], rest
+				if n.first[i] == b && n.edges[i].lit == seg {
+					next, nextPath = n.edges[i].node, rest
 					break
 				}
 			}
@@ -204,20 +228,19 @@ func (n *node) lookup(path string, m *matcher) *route {
 				if n.first[i] != b {
 					continue
 				}
-				lit := n.lits[i]
-				end := 1 + len(lit)
-				if len(path) < end || (len(path) > end && path[end] != '/') || path[1:end] != lit {
+				e := &n.edges[i]
+				end := 1 + len(e.lit)
+				if len(path) < end || (len(path) > end && path[end] != '/') || path[1:end] != e.lit {
 					continue
 				}
-				c := n.statics[i]
-				if c.escSlash {
+				if e.escSlash {
 					continue // an escaped slash never matches a real one
 				}
-				if c.unclean {
+				if e.unclean {
 					m.unclean = true
 					return nil
 				}
-				next, nextPath = c, path[end:]
+				next, nextPath = e.node, path[end:]
 				break
 			}
 		}
