@@ -1,6 +1,7 @@
 package plinth
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -27,12 +28,22 @@ type App struct {
 	// started is logged instead. Read once, at Build.
 	ErrorHandler func(c *Ctx, err error)
 
+	// Config configures Run and Serve; its zero value means the defaults,
+	// and PLINTH_* environment variables override it. See Config.
+	Config Config
+
 	mu      sync.Mutex
 	routes  []*route
 	scopes  []*Router
 	methods methodSet
 	state   any
 	built   atomic.Pointer[table]
+
+	defaultMaxBody int64 // body limit of routes whose groups set none
+	health         health
+	shutdownHooks  []func(context.Context) error
+	drainCh        chan struct{}
+	drainOnce      sync.Once
 }
 
 // route is one registered pattern and, once built, its composed chain.
@@ -44,18 +55,26 @@ type route struct {
 	handler http.Handler
 	strip   int // Mount: number of prefix segments to strip
 	serve   HandlerFunc
+	maxBody int64 // request body limit, 0 for none
 }
 
-// New returns an App with Plinth's production defaults. Until the default
-// middleware stack lands it routes exactly as Bare does.
-func New() *App { return newApp() }
+// New returns an App with Plinth's production defaults: request bodies
+// limited to DefaultMaxBodyBytes (2 MiB) before Serve applies its Config.
+// The default middleware stack (recovery, request IDs, security headers,
+// timeout) is not part of it yet.
+func New() *App {
+	a := newApp()
+	a.defaultMaxBody = DefaultMaxBodyBytes
+	return a
+}
 
-// Bare returns an App that only routes: no middleware, the default problem
-// JSON fallbacks.
+// Bare returns an App that only routes: no middleware, no body limit unless
+// Serve or Run applies Config.MaxBodyBytes, the default problem JSON
+// fallbacks.
 func Bare() *App { return newApp() }
 
 func newApp() *App {
-	a := &App{methods: newMethodSet()}
+	a := &App{methods: newMethodSet(), drainCh: make(chan struct{})}
 	a.Router = &Router{app: a, scoped: true}
 	return a
 }

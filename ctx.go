@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -126,6 +127,18 @@ func (c *Ctx) Pattern() string {
 		return ""
 	}
 	return c.route.pat.str
+}
+
+// PeerAddr returns the address of the connection's remote end, parsed from
+// the request's RemoteAddr without allocating, or the zero AddrPort if it is
+// not an IP address and port. Behind a proxy this is the proxy: the client's
+// address comes from the real IP middleware.
+func (c *Ctx) PeerAddr() netip.AddrPort {
+	ap, err := netip.ParseAddrPort(c.req.RemoteAddr)
+	if err != nil {
+		return netip.AddrPort{}
+	}
+	return ap
 }
 
 // RequestID returns the request's ID, or "" when no request ID layer runs.

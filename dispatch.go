@@ -6,6 +6,7 @@ import (
 	"net/url"
 	pathpkg "path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,6 +47,13 @@ func newTable(a *App) *table {
 			t.maxParams = n
 		}
 		rt.serve = compose(rt.router, routeHandler(rt))
+		rt.maxBody = a.defaultMaxBody
+		for g := rt.router; g != nil; g = g.parent {
+			if g.bodyLimit != 0 {
+				rt.maxBody = max(g.bodyLimit, 0)
+				break
+			}
+		}
 	}
 	t.root.walk(func(e *endpoint) {
 		t.allMask |= e.mask
@@ -193,6 +201,17 @@ func (c *Ctx) withSlash(path string) string {
 func (t *table) serveRoute(c *Ctx, rt *route, n int) {
 	c.route = rt
 	c.nvals = n
+	if rt.maxBody > 0 {
+		if r := c.req; r.Body != nil && r.Body != http.NoBody {
+			if r.ContentLength > rt.maxBody {
+				c.writeProblem(&Problem{Status: http.StatusRequestEntityTooLarge,
+					Detail: "request body larger than the limit of " + strconv.FormatInt(rt.maxBody, 10) + " bytes"})
+				return
+			}
+			// The server's own writer, so that it learns to close the connection.
+			r.Body = http.MaxBytesReader(c.rw.w, r.Body, rt.maxBody)
+		}
+	}
 	if err := rt.serve(c); err != nil {
 		t.handleError(c, err)
 	}

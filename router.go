@@ -24,6 +24,7 @@ type Router struct {
 
 	notFound         http.Handler
 	methodNotAllowed http.Handler
+	bodyLimit        int64 // 0: inherit; < 0: none
 }
 
 // middleware is one entry of a Use list, in either form.
@@ -206,6 +207,20 @@ func (rt *Router) Mount(prefix string, h http.Handler) {
 	}
 	n := strings.Count(rt.prefix+p, "/")
 	rt.register(p+"/", h, n)
+}
+
+// SetBodyLimit sets the request body limit of this group's routes (and of
+// groups below it that set none) to n bytes; n < 0 removes the limit. Routes
+// that no group limits get Config.MaxBodyBytes (2 MiB by default). A body
+// whose Content-Length exceeds the limit is refused with a 413 problem before
+// the handler runs; a body without a length fails its Read past the limit
+// with *http.MaxBytesError, which the renderer turns into 413 too.
+func (rt *Router) SetBodyLimit(n int64) {
+	rt.app.mustBeOpen()
+	if n == 0 {
+		n = -1
+	}
+	rt.bodyLimit = n
 }
 
 // NotFound sets the handler for requests in this scope that match no route.

@@ -1,6 +1,6 @@
 module github.com/plinth-go/plinth/bench
 
-go 1.26
+go 1.26.0
 
 replace github.com/plinth-go/plinth => ../
 
@@ -43,7 +43,7 @@ require (
 	golang.org/x/arch v0.22.0 // indirect
 	golang.org/x/crypto v0.53.0 // indirect
 	golang.org/x/net v0.56.0 // indirect
-	golang.org/x/sys v0.46.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.40.0 // indirect
 	google.golang.org/protobuf v1.36.10 // indirect
 )

@@ -1,0 +1,69 @@
+package plinth
+
+import (
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// refusal is what a connection past the limit gets before it is closed.
+var refusal = []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n" +
+	"Content-Length: 36\r\nRetry-After: 1\r\nConnection: close\r\n\r\nserver at its connection limit; retry\n")
+
+// limitListener bounds the connections open at once. Past the limit, a new
+// connection is answered with a minimal 503 and closed on the accepting
+// goroutine: nothing queues, and the accept loop does no more work than the
+// connections it is offered.
+type limitListener struct {
+	net.Listener
+	max     int64
+	active  atomic.Int64
+	refused atomic.Int64
+}
+
+func newLimitListener(ln net.Listener, max int) *limitListener {
+	return &limitListener{Listener: ln, max: int64(max)}
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.active.Add(1) <= l.max {
+			return &limitConn{Conn: c, l: l}, nil
+		}
+		l.active.Add(-1)
+		l.refused.Add(1)
+		// A fresh socket's send buffer is empty, so this write does not
+		// block; the deadline guards against the exception.
+		_ = c.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+		_, _ = c.Write(refusal)
+		_ = c.Close()
+	}
+}
+
+// limitConn gives its slot back exactly once, however often it is closed
+// (net/http and a hijacking handler may both close it).
+type limitConn struct {
+	net.Conn
+	l    *limitListener
+	once sync.Once
+}
+
+// ReadFrom keeps net/http's sendfile path, which the wrapper would hide.
+func (c *limitConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(writerOnly{c.Conn}, r)
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() { c.l.active.Add(-1) })
+	return err
+}

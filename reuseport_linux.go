@@ -1,0 +1,19 @@
+package plinth
+
+import (
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// reusePort sets SO_REUSEPORT, so that several listeners share one address
+// and the kernel spreads connections among them.
+func reusePort(network, address string, c syscall.RawConn) error {
+	var serr error
+	if err := c.Control(func(fd uintptr) {
+		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEPORT, 1)
+	}); err != nil {
+		return err
+	}
+	return serr
+}

@@ -1,0 +1,277 @@
+package plinth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Run serves the App until SIGINT or SIGTERM, then drains (see Serve). Its
+// configuration is the App's Config with the PLINTH_* environment variables
+// applied; a bad value fails here, naming the variable. A second signal
+// during the drain exits the process at once with status 1. Run returns nil
+// after a clean drain.
+func (a *App) Run() error {
+	cfg, err := ResolveConfig(a.Config)
+	if err != nil {
+		return err
+	}
+	lns, err := listen(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	go func() {
+		s, ok := <-sig
+		if !ok {
+			return
+		}
+		a.logger(cfg).Info("plinth: signal received, draining; send it again to exit at once", "signal", s.String())
+		stop()
+		if s, ok := <-sig; ok {
+			a.logger(cfg).Error("plinth: second signal, exiting without draining", "signal", s.String())
+			os.Exit(1)
+		}
+	}()
+	return a.serve(ctx, lns, cfg)
+}
+
+// Serve serves connections from ln until ctx is cancelled, then drains:
+// readiness answers 503 at once; after Config.DrainDelay the listener closes,
+// idle keep-alive connections close, responses still in flight carry
+// "Connection: close", and the requests in flight get Config.ShutdownTimeout
+// to finish. Those that outlive it are cut off, and Serve's error says how
+// many. Shutdown hooks (OnShutdown) run last, in reverse order. Serve
+// returns nil after a clean drain.
+//
+// The configuration is the App's Config with the PLINTH_* environment
+// variables applied; the listen address and ReusePort are ignored, as the
+// caller owns ln.
+func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	cfg, err := ResolveConfig(a.Config)
+	if err != nil {
+		return err
+	}
+	return a.serve(ctx, []net.Listener{ln}, cfg)
+}
+
+// OnShutdown registers a hook run after the drain (a database pool's Close,
+// say), in reverse order of registration, with a context bounded by the
+// remaining grace period. Hooks' errors are joined into Serve's.
+func (a *App) OnShutdown(hook func(ctx context.Context) error) {
+	a.mustBeOpen()
+	a.shutdownHooks = append(a.shutdownHooks, hook)
+}
+
+// Draining returns a channel closed when the App starts draining. Handlers
+// of long-lived or hijacked connections (WebSocket, server-sent events)
+// select on it to say goodbye and finish within the grace period.
+func (a *App) Draining() <-chan struct{} { return a.drainCh }
+
+func (a *App) logger(cfg Config) *slog.Logger {
+	switch {
+	case cfg.Logger != nil:
+		return cfg.Logger
+	case a.Logger != nil:
+		return a.Logger
+	}
+	return slog.Default()
+}
+
+func listen(cfg Config) ([]net.Listener, error) {
+	n := max(cfg.ReusePort, 1)
+	lc := net.ListenConfig{}
+	if cfg.ReusePort > 1 {
+		lc.Control = reusePort
+	}
+	lns := make([]net.Listener, 0, n)
+	for range n {
+		ln, err := lc.Listen(context.Background(), "tcp", cfg.Addr)
+		if err != nil {
+			for _, l := range lns {
+				l.Close()
+			}
+			return nil, fmt.Errorf("plinth: listen on %s (PLINTH_ADDR): %w", cfg.Addr, err)
+		}
+		lns = append(lns, ln)
+	}
+	return lns, nil
+}
+
+// frontDoor is the handler the http.Server calls: probes, the in-flight
+// count, the body read deadline, then the App.
+type frontDoor struct {
+	app      *App
+	cfg      Config
+	inflight atomic.Int64
+}
+
+var connectionClose = []string{"close"}
+
+func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.Path; p == f.cfg.LivenessPath {
+		f.app.health.serveLive(w)
+		return
+	} else if p == f.cfg.ReadinessPath {
+		f.app.health.serveReady(w, r, f.cfg.ReadinessCacheTTL)
+		return
+	}
+	f.inflight.Add(1)
+	defer f.inflight.Add(-1)
+	if f.app.health.draining.Load() {
+		w.Header()["Connection"] = connectionClose
+	}
+	if f.cfg.BodyReadTimeout > 0 && r.Body != nil && r.Body != http.NoBody {
+		paceBody(w, r, f.cfg.BodyReadTimeout, f.cfg.MinBodyRate)
+	}
+	f.app.ServeHTTP(w, r)
+}
+
+func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
+	log := a.logger(cfg)
+	if a.Logger == nil {
+		a.Logger = log
+	}
+	a.defaultMaxBody = cfg.MaxBodyBytes
+	a.Build()
+	front := &frontDoor{app: a, cfg: cfg}
+	srv := &http.Server{
+		Handler:           front,
+		ReadHeaderTimeout: cfg.HeaderReadTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+		MaxHeaderBytes:    cfg.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	protocols := "HTTP/1.1"
+	tlsOn := cfg.TLSCertFile != ""
+	if tlsOn {
+		protocols = "HTTP/1.1, HTTP/2 (TLS)"
+	}
+	if cfg.H2C {
+		srv.Protocols = new(http.Protocols)
+		srv.Protocols.SetHTTP1(true)
+		srv.Protocols.SetHTTP2(tlsOn)
+		srv.Protocols.SetUnencryptedHTTP2(true)
+		protocols += ", h2c"
+	}
+	var limited []*limitListener
+	errc := make(chan error, len(lns))
+	for _, ln := range lns {
+		if cfg.MaxConnections > 0 {
+			l := newLimitListener(ln, cfg.MaxConnections)
+			limited = append(limited, l)
+			ln = l
+		}
+		go func() {
+			var err error
+			if tlsOn {
+				err = srv.ServeTLS(ln, cfg.TLSCertFile, cfg.TLSKeyFile)
+			} else {
+				err = srv.Serve(ln)
+			}
+			errc <- err
+		}()
+	}
+	log.Info("plinth: serving",
+		"addr", lns[0].Addr().String(), "listeners", len(lns), "protocols", protocols,
+		"header_read_timeout", cfg.HeaderReadTimeout, "body_read_timeout", cfg.BodyReadTimeout,
+		"idle_timeout", cfg.IdleTimeout, "max_header_bytes", cfg.MaxHeaderBytes,
+		"max_body_bytes", cfg.MaxBodyBytes, "max_connections", cfg.MaxConnections,
+		"drain_delay", cfg.DrainDelay, "shutdown_timeout", cfg.ShutdownTimeout,
+		"probes", cfg.LivenessPath+" "+cfg.ReadinessPath)
+
+	select {
+	case err := <-errc:
+		// A listener failed before any shutdown was asked for.
+		srv.Close()
+		return fmt.Errorf("plinth: serving stopped: %w", err)
+	case <-ctx.Done():
+	}
+	return a.drain(srv, front, limited, cfg, log)
+}
+
+func (a *App) drain(srv *http.Server, front *frontDoor, limited []*limitListener, cfg Config, log *slog.Logger) error {
+	start := time.Now()
+	a.health.draining.Store(true)
+	a.drainOnce.Do(func() { close(a.drainCh) })
+	log.Info("plinth: draining", "in_flight", front.inflight.Load(), "drain_delay", cfg.DrainDelay, "grace", cfg.ShutdownTimeout)
+	if cfg.DrainDelay > 0 {
+		time.Sleep(cfg.DrainDelay)
+	}
+	graceCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	var errs []error
+	if err := srv.Shutdown(graceCtx); err != nil {
+		cut := front.inflight.Load()
+		srv.Close()
+		errs = append(errs, fmt.Errorf("plinth: grace period of %s expired: %d requests cut off", cfg.ShutdownTimeout, cut))
+	}
+	for _, hook := range slices.Backward(a.shutdownHooks) {
+		hctx, hcancel := context.WithTimeout(context.Background(), max(time.Until(start.Add(cfg.DrainDelay+cfg.ShutdownTimeout)), time.Second))
+		if err := hook(hctx); err != nil {
+			errs = append(errs, fmt.Errorf("plinth: shutdown hook: %w", err))
+		}
+		hcancel()
+	}
+	var refused int64
+	for _, l := range limited {
+		refused += l.refused.Load()
+	}
+	err := errors.Join(errs...)
+	log.Info("plinth: stopped", "took", time.Since(start).Round(time.Millisecond), "refused_connections", refused, "clean", err == nil)
+	return err
+}
+
+// paceBody gives the request body a read deadline that starts at timeout and
+// grows by a second for every rate bytes read, so that a steady upload of
+// any length passes and a trickle is cut off; at the end of the body the
+// deadline is lifted, so that a handler may take its time afterwards.
+func paceBody(w http.ResponseWriter, r *http.Request, timeout time.Duration, rate int64) {
+	rc := http.NewResponseController(w)
+	start := time.Now()
+	if rc.SetReadDeadline(start.Add(timeout)) != nil {
+		return // the writer cannot set deadlines (a test recorder, say)
+	}
+	r.Body = &pacedBody{ReadCloser: r.Body, rc: rc, start: start, timeout: timeout, rate: rate}
+}
+
+type pacedBody struct {
+	ReadCloser interface {
+		Read([]byte) (int, error)
+		Close() error
+	}
+	rc      *http.ResponseController
+	start   time.Time
+	timeout time.Duration
+	rate    int64
+	read    int64
+}
+
+func (b *pacedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	switch {
+	case err != nil:
+		_ = b.rc.SetReadDeadline(time.Time{})
+	case n > 0:
+		b.read += int64(n)
+		earned := time.Duration(b.read/b.rate)*time.Second + time.Duration(b.read%b.rate)*time.Second/time.Duration(b.rate)
+		_ = b.rc.SetReadDeadline(b.start.Add(b.timeout + earned))
+	}
+	return n, err
+}
+
+func (b *pacedBody) Close() error { return b.ReadCloser.Close() }
