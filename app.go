@@ -39,7 +39,7 @@ type App struct {
 	state   any
 	built   atomic.Pointer[table]
 
-	defaultMaxBody int64 // body limit of routes whose groups set none
+	defaultMaxBody atomic.Int64 // body limit of routes whose groups set none
 	health         health
 	shutdownHooks  []func(context.Context) error
 	drainCh        chan struct{}
@@ -55,7 +55,7 @@ type route struct {
 	handler http.Handler
 	strip   int // Mount: number of prefix segments to strip
 	serve   HandlerFunc
-	maxBody int64 // request body limit, 0 for none
+	maxBody int64 // request body limit: 0 the App's default, < 0 none
 }
 
 // New returns an App with Plinth's production defaults: request bodies
@@ -64,7 +64,7 @@ type route struct {
 // timeout) is not part of it yet.
 func New() *App {
 	a := newApp()
-	a.defaultMaxBody = DefaultMaxBodyBytes
+	a.defaultMaxBody.Store(DefaultMaxBodyBytes)
 	return a
 }
 

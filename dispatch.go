@@ -47,10 +47,10 @@ func newTable(a *App) *table {
 			t.maxParams = n
 		}
 		rt.serve = compose(rt.router, routeHandler(rt))
-		rt.maxBody = a.defaultMaxBody
+		rt.maxBody = 0 // the App's default, read per request: Serve may set it later
 		for g := rt.router; g != nil; g = g.parent {
 			if g.bodyLimit != 0 {
-				rt.maxBody = max(g.bodyLimit, 0)
+				rt.maxBody = g.bodyLimit
 				break
 			}
 		}
@@ -201,15 +201,19 @@ func (c *Ctx) withSlash(path string) string {
 func (t *table) serveRoute(c *Ctx, rt *route, n int) {
 	c.route = rt
 	c.nvals = n
-	if rt.maxBody > 0 {
-		if r := c.req; r.Body != nil && r.Body != http.NoBody {
-			if r.ContentLength > rt.maxBody {
+	if r := c.req; r.Body != nil && r.Body != http.NoBody {
+		limit := rt.maxBody
+		if limit == 0 {
+			limit = t.app.defaultMaxBody.Load()
+		}
+		if limit > 0 {
+			if r.ContentLength > limit {
 				c.writeProblem(&Problem{Status: http.StatusRequestEntityTooLarge,
-					Detail: "request body larger than the limit of " + strconv.FormatInt(rt.maxBody, 10) + " bytes"})
+					Detail: "request body larger than the limit of " + strconv.FormatInt(limit, 10) + " bytes"})
 				return
 			}
 			// The server's own writer, so that it learns to close the connection.
-			r.Body = http.MaxBytesReader(c.rw.w, r.Body, rt.maxBody)
+			r.Body = http.MaxBytesReader(c.rw.w, r.Body, limit)
 		}
 	}
 	if err := rt.serve(c); err != nil {

@@ -142,10 +142,7 @@ func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
 	log := a.logger(cfg)
-	if a.Logger == nil {
-		a.Logger = log
-	}
-	a.defaultMaxBody = cfg.MaxBodyBytes
+	a.defaultMaxBody.Store(cfg.MaxBodyBytes)
 	a.Build()
 	front := &frontDoor{app: a, cfg: cfg}
 	srv := &http.Server{

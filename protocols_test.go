@@ -1,0 +1,139 @@
+package plinth_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/plinth-go/plinth"
+)
+
+// serveApp runs app.Serve on a loopback listener until the test ends and
+// returns the base URL.
+func serveApp(t *testing.T, app *plinth.App, scheme string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- app.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return scheme + "://" + ln.Addr().String()
+}
+
+func protoApp() *plinth.App {
+	app := plinth.New()
+	app.Logger = slog.New(slog.DiscardHandler)
+	app.Config.Logger = app.Logger
+	app.Config.ShutdownTimeout = 2 * time.Second
+	app.Get("/proto", func(c *plinth.Ctx) error { return c.Text(200, c.Request().Proto) })
+	return app
+}
+
+func get(t *testing.T, client *http.Client, url string) (*http.Response, string) {
+	t.Helper()
+	res, err := client.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
+
+func TestH2COptIn(t *testing.T) {
+	app := protoApp()
+	app.Config.H2C = true
+	base := serveApp(t, app, "http")
+
+	tr := &http.Transport{Protocols: new(http.Protocols)}
+	tr.Protocols.SetUnencryptedHTTP2(true)
+	defer tr.CloseIdleConnections()
+	if res, body := get(t, &http.Client{Transport: tr}, base+"/proto"); res.ProtoMajor != 2 || body != "HTTP/2.0" {
+		t.Fatalf("h2c: proto %s, handler saw %q", res.Proto, body)
+	}
+	// HTTP/1.1 clients are still served.
+	if res, body := get(t, http.DefaultClient, base+"/proto"); res.ProtoMajor != 1 || body != "HTTP/1.1" {
+		t.Fatalf("http/1.1: proto %s, handler saw %q", res.Proto, body)
+	}
+}
+
+func TestH2COffByDefault(t *testing.T) {
+	base := serveApp(t, protoApp(), "http")
+	tr := &http.Transport{Protocols: new(http.Protocols)}
+	tr.Protocols.SetUnencryptedHTTP2(true)
+	defer tr.CloseIdleConnections()
+	if _, err := (&http.Client{Transport: tr}).Get(base + "/proto"); err == nil {
+		t.Fatal("a prior-knowledge h2c request succeeded without Config.H2C")
+	}
+}
+
+func TestTLSServesHTTP2(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := writeSelfSigned(t, dir)
+	app := protoApp()
+	app.Config.TLSCertFile, app.Config.TLSKeyFile = cert, key
+	base := serveApp(t, app, "https")
+
+	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, ForceAttemptHTTP2: true}
+	defer tr.CloseIdleConnections()
+	if res, body := get(t, &http.Client{Transport: tr}, base+"/proto"); res.ProtoMajor != 2 || body != "HTTP/2.0" {
+		t.Fatalf("TLS: proto %s, handler saw %q", res.Proto, body)
+	}
+}
+
+// writeSelfSigned writes a certificate and key for 127.0.0.1 and returns
+// their paths.
+func writeSelfSigned(t *testing.T, dir string) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "plinth test"},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
+}
