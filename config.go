@@ -23,8 +23,10 @@ type Config struct {
 
 	// HeaderReadTimeout bounds reading a request's headers, the defence
 	// against slowloris; net/http's zero value has none. Default 10s.
-	// PLINTH_HEADER_READ_TIMEOUT ("0" disables). Its cost, measured over real
-	// HTTP with bench/run-header-timeout.sh, is in bench/results/.
+	// PLINTH_HEADER_READ_TIMEOUT ("0" disables). Cost: with it off, the
+	// minimal scenario served 1.2% more requests per second by median over 6
+	// alternating wrk runs whose spread was about ±20%, so within noise
+	// (bench/run-http-ab.sh header-timeout; bench/results/http-ab-header-timeout-*.md).
 	HeaderReadTimeout time.Duration
 
 	// BodyReadTimeout bounds how long reading a request body may stall: the
@@ -90,7 +92,10 @@ type Config struct {
 
 	// ReusePort opens this many listeners on Addr with SO_REUSEPORT (Linux),
 	// letting the kernel spread connections; 0 or 1 opens one. Default 0.
-	// PLINTH_REUSE_PORT.
+	// PLINTH_REUSE_PORT. Measured on a 2-core machine (server on one core,
+	// wrk on the other), two listeners served 0.94 times the requests per
+	// second of one, within noise: it only pays where one accept loop is the
+	// bottleneck, on many cores (bench/results/http-ab-reuseport-*.md).
 	ReusePort int
 
 	// Logger receives the startup line and server errors. Nil means the

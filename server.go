@@ -212,7 +212,13 @@ func (a *App) drain(srv *http.Server, front *frontDoor, limited []*limitListener
 	graceCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	var errs []error
-	if err := srv.Shutdown(graceCtx); err != nil {
+	err := srv.Shutdown(graceCtx)
+	if err == nil {
+		// Shutdown does not wait for hijacked connections (WebSocket): their
+		// handlers, told by Draining, get the rest of the grace period too.
+		err = waitIdle(graceCtx, &front.inflight)
+	}
+	if err != nil {
 		cut := front.inflight.Load()
 		srv.Close()
 		errs = append(errs, fmt.Errorf("plinth: grace period of %s expired: %d requests cut off", cfg.ShutdownTimeout, cut))
@@ -228,9 +234,23 @@ func (a *App) drain(srv *http.Server, front *frontDoor, limited []*limitListener
 	for _, l := range limited {
 		refused += l.refused.Load()
 	}
-	err := errors.Join(errs...)
+	err = errors.Join(errs...)
 	log.Info("plinth: stopped", "took", time.Since(start).Round(time.Millisecond), "refused_connections", refused, "clean", err == nil)
 	return err
+}
+
+// waitIdle waits until no request is in flight, or ctx ends.
+func waitIdle(ctx context.Context, inflight *atomic.Int64) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for inflight.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+	return nil
 }
 
 // paceBody gives the request body a read deadline that starts at timeout and
