@@ -39,11 +39,13 @@ type App struct {
 	state   any
 	built   atomic.Pointer[table]
 
-	defaultMaxBody atomic.Int64 // body limit of routes whose groups set none
-	health         health
-	shutdownHooks  []func(context.Context) error
-	drainCh        chan struct{}
-	drainOnce      sync.Once
+	defaultMaxBody  atomic.Int64 // body limit of routes whose groups set none
+	bodyReadTimeout atomic.Int64 // Config.BodyReadTimeout once served, 0 for none
+	minBodyRate     atomic.Int64 // Config.MinBodyRate once served
+	health          health
+	shutdownHooks   []func(context.Context) error
+	drainCh         chan struct{}
+	drainOnce       sync.Once
 }
 
 // route is one registered pattern and, once built, its composed chain.

@@ -259,16 +259,16 @@ func (c Config) withDefaults() (Config, error) {
 	if c.ReadinessPath == "" {
 		c.ReadinessPath = "/readyz"
 	}
-	for name, p := range map[string]string{"LivenessPath": c.LivenessPath, "ReadinessPath": c.ReadinessPath} {
+	for name, p := range map[string]string{"PLINTH_LIVENESS_PATH (LivenessPath)": c.LivenessPath, "PLINTH_READINESS_PATH (ReadinessPath)": c.ReadinessPath} {
 		if p != "-" && (!strings.HasPrefix(p, "/") || cleanPath(p) != p) {
-			return c, fmt.Errorf("plinth: bad configuration: %s %q must be a clean absolute path, or \"-\" to switch the probe off", name, p)
+			return c, fmt.Errorf("plinth: bad configuration: %s=%q must be a clean absolute path, or \"-\" to switch the probe off", name, p)
 		}
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return c, fmt.Errorf("plinth: bad configuration: set both PLINTH_TLS_CERT_FILE and PLINTH_TLS_KEY_FILE, or neither")
 	}
 	if c.ReusePort < 0 {
-		return c, fmt.Errorf("plinth: bad configuration: ReusePort %d is negative", c.ReusePort)
+		return c, fmt.Errorf("plinth: bad configuration: PLINTH_REUSE_PORT (ReusePort) %d is negative", c.ReusePort)
 	}
 	return c, nil
 }

@@ -72,6 +72,9 @@ func newCtx(t *table) *Ctx {
 
 func (c *Ctx) reset(w http.ResponseWriter, r *http.Request) {
 	c.rw = responseWriter{w: w}
+	if c.app != nil {
+		c.rw.drain = &c.app.health.draining
+	}
 	c.w = &c.rw
 	c.req = r
 }

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	pathpkg "path"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -201,20 +200,8 @@ func (c *Ctx) withSlash(path string) string {
 func (t *table) serveRoute(c *Ctx, rt *route, n int) {
 	c.route = rt
 	c.nvals = n
-	if r := c.req; r.Body != nil && r.Body != http.NoBody {
-		limit := rt.maxBody
-		if limit == 0 {
-			limit = t.app.defaultMaxBody.Load()
-		}
-		if limit > 0 {
-			if r.ContentLength > limit {
-				c.writeProblem(&Problem{Status: http.StatusRequestEntityTooLarge,
-					Detail: "request body larger than the limit of " + strconv.FormatInt(limit, 10) + " bytes"})
-				return
-			}
-			// The server's own writer, so that it learns to close the connection.
-			r.Body = http.MaxBytesReader(c.rw.w, r.Body, limit)
-		}
+	if r := c.req; r.Body != nil && r.Body != http.NoBody && !t.guardBody(c, rt) {
+		return
 	}
 	if err := rt.serve(c); err != nil {
 		t.handleError(c, err)

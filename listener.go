@@ -18,13 +18,19 @@ var refusal = []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/pla
 // connections it is offered.
 type limitListener struct {
 	net.Listener
+	*connLimiter
+}
+
+// connLimiter is the count that every listener of one server shares (there
+// are several with ReusePort).
+type connLimiter struct {
 	max     int64
 	active  atomic.Int64
 	refused atomic.Int64
 }
 
 func newLimitListener(ln net.Listener, max int) *limitListener {
-	return &limitListener{Listener: ln, max: int64(max)}
+	return &limitListener{Listener: ln, connLimiter: &connLimiter{max: int64(max)}}
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
@@ -34,7 +40,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		if l.active.Add(1) <= l.max {
-			return &limitConn{Conn: c, l: l}, nil
+			return &limitConn{Conn: c, l: l.connLimiter}, nil
 		}
 		l.active.Add(-1)
 		l.refused.Add(1)
@@ -50,7 +56,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 // (net/http and a hijacking handler may both close it).
 type limitConn struct {
 	net.Conn
-	l    *limitListener
+	l    *connLimiter
 	once sync.Once
 }
 
@@ -60,6 +66,15 @@ func (c *limitConn) ReadFrom(r io.Reader) (int64, error) {
 		return rf.ReadFrom(r)
 	}
 	return io.Copy(writerOnly{c.Conn}, r)
+}
+
+// CloseWrite keeps net/http's half-close (it sends a 431 or 400 and then a
+// FIN, so that the client reads the answer before the connection resets).
+func (c *limitConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
 }
 
 func (c *limitConn) Close() error {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -33,20 +34,28 @@ func (a *App) Run() error {
 	defer stop()
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sig)
-	go func() {
-		s, ok := <-sig
-		if !ok {
+	done := make(chan struct{})
+	var watcher sync.WaitGroup
+	watcher.Go(func() {
+		select {
+		case s := <-sig:
+			a.logger(cfg).Info("plinth: signal received, draining; send it again to exit at once", "signal", s.String())
+			stop()
+		case <-done:
 			return
 		}
-		a.logger(cfg).Info("plinth: signal received, draining; send it again to exit at once", "signal", s.String())
-		stop()
-		if s, ok := <-sig; ok {
+		select {
+		case s := <-sig:
 			a.logger(cfg).Error("plinth: second signal, exiting without draining", "signal", s.String())
 			os.Exit(1)
+		case <-done:
 		}
-	}()
-	return a.serve(ctx, lns, cfg)
+	})
+	err = a.serve(ctx, lns, cfg)
+	signal.Stop(sig)
+	close(done)
+	watcher.Wait()
+	return err
 }
 
 // Serve serves connections from ln until ctx is cancelled, then drains:
@@ -112,7 +121,7 @@ func listen(cfg Config) ([]net.Listener, error) {
 }
 
 // frontDoor is the handler the http.Server calls: probes, the in-flight
-// count, the body read deadline, then the App.
+// count, then the App.
 type frontDoor struct {
 	app      *App
 	cfg      Config
@@ -131,18 +140,14 @@ func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.inflight.Add(1)
 	defer f.inflight.Add(-1)
-	if f.app.health.draining.Load() {
-		w.Header()["Connection"] = connectionClose
-	}
-	if f.cfg.BodyReadTimeout > 0 && r.Body != nil && r.Body != http.NoBody {
-		paceBody(w, r, f.cfg.BodyReadTimeout, f.cfg.MinBodyRate)
-	}
 	f.app.ServeHTTP(w, r)
 }
 
 func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
 	log := a.logger(cfg)
 	a.defaultMaxBody.Store(cfg.MaxBodyBytes)
+	a.bodyReadTimeout.Store(int64(cfg.BodyReadTimeout))
+	a.minBodyRate.Store(cfg.MinBodyRate)
 	a.Build()
 	front := &frontDoor{app: a, cfg: cfg}
 	srv := &http.Server{
@@ -165,13 +170,14 @@ func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
 		srv.Protocols.SetUnencryptedHTTP2(true)
 		protocols += ", h2c"
 	}
-	var limited []*limitListener
+	var limiter *connLimiter
+	if cfg.MaxConnections > 0 {
+		limiter = &connLimiter{max: int64(cfg.MaxConnections)}
+	}
 	errc := make(chan error, len(lns))
 	for _, ln := range lns {
-		if cfg.MaxConnections > 0 {
-			l := newLimitListener(ln, cfg.MaxConnections)
-			limited = append(limited, l)
-			ln = l
+		if limiter != nil {
+			ln = &limitListener{Listener: ln, connLimiter: limiter}
 		}
 		go func() {
 			var err error
@@ -198,10 +204,10 @@ func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
 		return fmt.Errorf("plinth: serving stopped: %w", err)
 	case <-ctx.Done():
 	}
-	return a.drain(srv, front, limited, cfg, log)
+	return a.drain(srv, front, limiter, cfg, log)
 }
 
-func (a *App) drain(srv *http.Server, front *frontDoor, limited []*limitListener, cfg Config, log *slog.Logger) error {
+func (a *App) drain(srv *http.Server, front *frontDoor, limiter *connLimiter, cfg Config, log *slog.Logger) error {
 	start := time.Now()
 	a.health.draining.Store(true)
 	a.drainOnce.Do(func() { close(a.drainCh) })
@@ -231,8 +237,8 @@ func (a *App) drain(srv *http.Server, front *frontDoor, limited []*limitListener
 		hcancel()
 	}
 	var refused int64
-	for _, l := range limited {
-		refused += l.refused.Load()
+	if limiter != nil {
+		refused = limiter.refused.Load()
 	}
 	err = errors.Join(errs...)
 	log.Info("plinth: stopped", "took", time.Since(start).Round(time.Millisecond), "refused_connections", refused, "clean", err == nil)
@@ -252,43 +258,3 @@ func waitIdle(ctx context.Context, inflight *atomic.Int64) error {
 	}
 	return nil
 }
-
-// paceBody gives the request body a read deadline that starts at timeout and
-// grows by a second for every rate bytes read, so that a steady upload of
-// any length passes and a trickle is cut off; at the end of the body the
-// deadline is lifted, so that a handler may take its time afterwards.
-func paceBody(w http.ResponseWriter, r *http.Request, timeout time.Duration, rate int64) {
-	rc := http.NewResponseController(w)
-	start := time.Now()
-	if rc.SetReadDeadline(start.Add(timeout)) != nil {
-		return // the writer cannot set deadlines (a test recorder, say)
-	}
-	r.Body = &pacedBody{ReadCloser: r.Body, rc: rc, start: start, timeout: timeout, rate: rate}
-}
-
-type pacedBody struct {
-	ReadCloser interface {
-		Read([]byte) (int, error)
-		Close() error
-	}
-	rc      *http.ResponseController
-	start   time.Time
-	timeout time.Duration
-	rate    int64
-	read    int64
-}
-
-func (b *pacedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	switch {
-	case err != nil:
-		_ = b.rc.SetReadDeadline(time.Time{})
-	case n > 0:
-		b.read += int64(n)
-		earned := time.Duration(b.read/b.rate)*time.Second + time.Duration(b.read%b.rate)*time.Second/time.Duration(b.rate)
-		_ = b.rc.SetReadDeadline(b.start.Add(b.timeout + earned))
-	}
-	return n, err
-}
-
-func (b *pacedBody) Close() error { return b.ReadCloser.Close() }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync/atomic"
 )
 
 // responseWriter wraps the server's ResponseWriter to record the status and
@@ -17,20 +18,31 @@ type responseWriter struct {
 	w      http.ResponseWriter
 	status int
 	size   int64
+	drain  *atomic.Bool // the App's draining flag, nil outside an App
+}
+
+// begin records that the response starts with code. While the App drains,
+// the response also asks the client to close the connection, so that keep-
+// alive clients move to another instance before the listener closes.
+func (rw *responseWriter) begin(code int) {
+	rw.status = code
+	if rw.drain != nil && rw.drain.Load() {
+		rw.w.Header()["Connection"] = connectionClose
+	}
 }
 
 func (rw *responseWriter) Header() http.Header { return rw.w.Header() }
 
 func (rw *responseWriter) WriteHeader(code int) {
 	if rw.status == 0 && code >= 200 {
-		rw.status = code
+		rw.begin(code)
 	}
 	rw.w.WriteHeader(code)
 }
 
 func (rw *responseWriter) Write(b []byte) (int, error) {
 	if rw.status == 0 {
-		rw.status = http.StatusOK
+		rw.begin(http.StatusOK)
 	}
 	n, err := rw.w.Write(b)
 	rw.size += int64(n)
@@ -39,7 +51,7 @@ func (rw *responseWriter) Write(b []byte) (int, error) {
 
 func (rw *responseWriter) WriteString(s string) (int, error) {
 	if rw.status == 0 {
-		rw.status = http.StatusOK
+		rw.begin(http.StatusOK)
 	}
 	n, err := io.WriteString(rw.w, s)
 	rw.size += int64(n)
@@ -49,7 +61,7 @@ func (rw *responseWriter) WriteString(s string) (int, error) {
 // ReadFrom lets io.Copy reach the server's sendfile path.
 func (rw *responseWriter) ReadFrom(src io.Reader) (int64, error) {
 	if rw.status == 0 {
-		rw.status = http.StatusOK
+		rw.begin(http.StatusOK)
 	}
 	var n int64
 	var err error
@@ -67,7 +79,7 @@ type writerOnly struct{ io.Writer }
 
 func (rw *responseWriter) Flush() {
 	if rw.status == 0 {
-		rw.status = http.StatusOK
+		rw.begin(http.StatusOK)
 	}
 	if f, ok := rw.w.(http.Flusher); ok {
 		f.Flush()
@@ -83,7 +95,7 @@ func (rw *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	}
 	conn, brw, err := h.Hijack()
 	if err == nil && rw.status == 0 {
-		rw.status = http.StatusSwitchingProtocols
+		rw.status = http.StatusSwitchingProtocols // the connection is the handler's now
 	}
 	return conn, brw, err
 }
