@@ -1,9 +1,11 @@
 package plinth_test
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/plinth-go/plinth"
@@ -90,5 +92,23 @@ func TestAllocationBudgets(t *testing.T) {
 		if got != tc.budget {
 			t.Errorf("%s: %v allocs/request, budget %v", tc.name, got, tc.budget)
 		}
+	}
+
+	// A request with a body under New's 2 MiB limit: the request copy that
+	// carries the limited body, and http.MaxBytesReader (2). Served by
+	// Serve, body read pacing adds its reader and ResponseController (2).
+	limited := plinth.New()
+	limited.Post("/in", func(c *plinth.Ctx) error { return c.NoContent(204) })
+	limited.Build()
+	w := &discardWriter{h: http.Header{}}
+	body := strings.NewReader("x")
+	req := httptest.NewRequest("POST", "/in", body)
+	if got := testing.AllocsPerRun(200, func() {
+		clear(w.h)
+		body.Reset("x")
+		req.Body = io.NopCloser(body)
+		limited.ServeHTTP(w, req)
+	}); got != 3 {
+		t.Errorf("post-with-body: %v allocs/request, budget 3 (2 + the test's NopCloser)", got)
 	}
 }
