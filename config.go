@@ -128,6 +128,8 @@ func (c Config) withEnv(lookup func(string) (string, bool)) (Config, error) {
 		v, ok := lookup(name)
 		return strings.TrimSpace(v), ok && strings.TrimSpace(v) != ""
 	}
+	// zeroDisables: "0" switches the setting off; otherwise "0" is refused,
+	// except where zero is the setting's default (the drain delay).
 	dur := func(name string, dst *time.Duration, zeroDisables bool) {
 		v, ok := env(name)
 		if !ok {
@@ -144,6 +146,8 @@ func (c Config) withEnv(lookup func(string) (string, bool)) (Config, error) {
 			errs = append(errs, fmt.Sprintf("%s=%q: must not be negative", name, v))
 		case d == 0 && zeroDisables:
 			*dst = -1
+		case d == 0 && name != "PLINTH_DRAIN_DELAY":
+			errs = append(errs, fmt.Sprintf("%s=%q: must be positive (this setting cannot be switched off)", name, v))
 		default:
 			*dst = d
 		}
@@ -191,10 +195,12 @@ func (c Config) withEnv(lookup func(string) (string, bool)) (Config, error) {
 	if n != 0 {
 		c.MaxConnections = int(n)
 	}
-	n = 0
-	integer("PLINTH_REUSE_PORT", &n, false)
-	if n > 0 {
-		c.ReusePort = int(n)
+	if v, ok := env("PLINTH_REUSE_PORT"); ok {
+		if k, err := strconv.Atoi(v); err != nil || k < 0 {
+			errs = append(errs, fmt.Sprintf("PLINTH_REUSE_PORT=%q: not a count of listeners (0 or 1 opens one)", v))
+		} else {
+			c.ReusePort = k
+		}
 	}
 	str("PLINTH_LIVENESS_PATH", &c.LivenessPath)
 	str("PLINTH_READINESS_PATH", &c.ReadinessPath)
@@ -259,9 +265,12 @@ func (c Config) withDefaults() (Config, error) {
 	if c.ReadinessPath == "" {
 		c.ReadinessPath = "/readyz"
 	}
-	for name, p := range map[string]string{"PLINTH_LIVENESS_PATH (LivenessPath)": c.LivenessPath, "PLINTH_READINESS_PATH (ReadinessPath)": c.ReadinessPath} {
-		if p != "-" && (!strings.HasPrefix(p, "/") || cleanPath(p) != p) {
-			return c, fmt.Errorf("plinth: bad configuration: %s=%q must be a clean absolute path, or \"-\" to switch the probe off", name, p)
+	for _, probe := range [...]struct{ name, path string }{
+		{"PLINTH_LIVENESS_PATH (LivenessPath)", c.LivenessPath},
+		{"PLINTH_READINESS_PATH (ReadinessPath)", c.ReadinessPath},
+	} {
+		if p := probe.path; p != "-" && (!strings.HasPrefix(p, "/") || cleanPath(p) != p) {
+			return c, fmt.Errorf("plinth: bad configuration: %s=%q must be a clean absolute path, or \"-\" to switch the probe off", probe.name, p)
 		}
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -248,7 +249,9 @@ func (t *table) handleError(c *Ctx, err error) { c.handleError(err) }
 
 // RenderError writes err with the built-in renderer, for custom
 // ErrorHandlers that want to fall back to it: a *Problem (found with
-// errors.As) as itself; an *http.MaxBytesError as 413; anything else as a 500
+// errors.As) as itself; an *http.MaxBytesError as 413; a read past its
+// deadline (os.ErrDeadlineExceeded: a body sent too slowly) as 408; anything
+// else as a 500
 // whose text is logged, never sent. Problems with status 500 or more are
 // logged with their cause.
 func (c *Ctx) RenderError(err error) {
@@ -261,6 +264,11 @@ func (c *Ctx) RenderError(err error) {
 	}
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		c.writeProblem(&Problem{Status: http.StatusRequestEntityTooLarge, Detail: "request body too large"})
+		return
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		// The body read deadline (Config.BodyReadTimeout) cut a slow client.
+		c.writeProblem(&Problem{Status: http.StatusRequestTimeout, Detail: "the request body arrived too slowly"})
 		return
 	}
 	c.logError(err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -39,6 +40,7 @@ func TestErrorRendering(t *testing.T) {
 		return &plinth.Problem{Type: "https://example.com/probs/out-of-credit", Title: "Out of credit", Status: 403, Instance: "/account/1"}
 	})
 	app.Get("/toolarge", func(c *plinth.Ctx) error { return &http.MaxBytesError{Limit: 10} })
+	app.Get("/slowbody", func(c *plinth.Ctx) error { return fmt.Errorf("reading: %w", os.ErrDeadlineExceeded) })
 	app.Get("/late", func(c *plinth.Ctx) error {
 		if err := c.Text(200, "partial"); err != nil {
 			return err
@@ -56,6 +58,7 @@ func TestErrorRendering(t *testing.T) {
 		{"/unknown", 500, map[string]any{"title": "Internal Server Error", "status": 500.0}},
 		{"/typed", 403, map[string]any{"type": "https://example.com/probs/out-of-credit", "title": "Out of credit", "instance": "/account/1"}},
 		{"/toolarge", 413, map[string]any{"title": "Request Entity Too Large"}},
+		{"/slowbody", 408, map[string]any{"title": "Request Timeout"}},
 	}
 	for _, tc := range tests {
 		rec := serve(app, "GET", tc.path)

@@ -104,6 +104,9 @@ func listen(cfg Config) ([]net.Listener, error) {
 	n := max(cfg.ReusePort, 1)
 	lc := net.ListenConfig{}
 	if cfg.ReusePort > 1 {
+		if _, port, err := net.SplitHostPort(cfg.Addr); err == nil && (port == "0" || port == "") {
+			return nil, fmt.Errorf("plinth: PLINTH_REUSE_PORT=%d needs a fixed port in PLINTH_ADDR, not %q: with port 0 each listener would get its own", cfg.ReusePort, cfg.Addr)
+		}
 		lc.Control = reusePort
 	}
 	lns := make([]net.Listener, 0, n)
