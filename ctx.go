@@ -62,19 +62,18 @@ const maxPooledBuffer = 64 << 10
 
 func newCtx(t *table) *Ctx {
 	c := &Ctx{t: t}
+	c.rw.drain = &neverDraining
 	if t != nil {
 		c.app = t.app
 		c.vals = make([]string, t.maxParams)
+		c.rw.drain = &t.app.health.draining
 	}
 	c.enc = json.NewEncoder(&c.buf)
 	return c
 }
 
 func (c *Ctx) reset(w http.ResponseWriter, r *http.Request) {
-	c.rw = responseWriter{w: w}
-	if c.app != nil {
-		c.rw.drain = &c.app.health.draining
-	}
+	c.rw.w, c.rw.status, c.rw.size = w, 0, 0 // rw.drain is set once, in newCtx
 	c.w = &c.rw
 	c.req = r
 }

@@ -41,7 +41,7 @@ func newTable(a *App) *table {
 	}
 	allow := map[uint64][]string{}
 	for _, rt := range a.routes {
-		t.root.insert(rt)
+		t.root.insert(rt, len(t.methods.names))
 		if n := len(rt.names); n > t.maxParams {
 			t.maxParams = n
 		}
@@ -200,7 +200,9 @@ func (c *Ctx) withSlash(path string) string {
 func (t *table) serveRoute(c *Ctx, rt *route, n int) {
 	c.route = rt
 	c.nvals = n
-	if r := c.req; r.Body != nil && r.Body != http.NoBody && !t.guardBody(c, rt) {
+	// ContentLength first: 0 (no body) is the common case and the cheapest
+	// test; only then the interface comparisons.
+	if r := c.req; r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody && !t.guardBody(c, rt) {
 		return
 	}
 	if err := rt.serve(c); err != nil {

@@ -27,24 +27,14 @@ type edge struct {
 	escSlash bool // lit holds a '/' (from "%2F"): only an escaped path can match it
 }
 
-// endpoint holds the routes of all patterns with the same path shape. The
-// standard methods' routes sit inline, so that accepting reads one object.
+// endpoint holds the routes of all patterns with the same path shape.
 type endpoint struct {
-	std    [numStdMethods]*route // by standard method id
-	custom []*route              // by method id - numStdMethods
-	any    *route                // pattern without a method
-	mask   uint64                // ids with a method-specific route
-	multi  bool                  // the patterns end in a multi wildcard
-}
-
-func (e *endpoint) byMethod(id int) *route {
-	if id < numStdMethods {
-		return e.std[id]
-	}
-	if id -= numStdMethods; id < len(e.custom) {
-		return e.custom[id]
-	}
-	return nil
+	// byMethod holds the routes by method id + 1; slot 0 stays nil for a
+	// method no route registered (id -1), so lookup needs no range check.
+	byMethod []*route
+	any      *route // pattern without a method
+	mask     uint64 // ids with a method-specific route
+	multi    bool   // the patterns end in a multi wildcard
 }
 
 func (n *node) child(lit string) *node {
@@ -74,12 +64,12 @@ func firstByte(s string) byte {
 }
 
 // insert adds rt at the position its pattern's segments lead to.
-func (n *node) insert(rt *route) {
+func (n *node) insert(rt *route, numMethods int) {
 	for _, s := range rt.pat.segs {
 		switch {
 		case s.multi:
 			if n.multi == nil {
-				n.multi = &endpoint{multi: true}
+				n.multi = &endpoint{byMethod: make([]*route, numMethods+1), multi: true}
 				n.alt = true
 			}
 			n.multi.add(rt)
@@ -95,7 +85,7 @@ func (n *node) insert(rt *route) {
 		}
 	}
 	if n.end == nil {
-		n.end = &endpoint{}
+		n.end = &endpoint{byMethod: make([]*route, numMethods+1)}
 	}
 	n.end.add(rt)
 }
@@ -105,14 +95,7 @@ func (e *endpoint) add(rt *route) {
 		e.any = rt
 		return
 	}
-	if rt.method < numStdMethods {
-		e.std[rt.method] = rt
-	} else {
-		for len(e.custom) <= rt.method-numStdMethods {
-			e.custom = append(e.custom, nil)
-		}
-		e.custom[rt.method-numStdMethods] = rt
-	}
+	e.byMethod[rt.method+1] = rt
 	e.mask |= 1 << rt.method
 }
 
@@ -138,19 +121,17 @@ func (m *matcher) push(v string) {
 }
 
 // accept returns e's route for the request method, or nil after noting the
-// methods e would have accepted.
+// methods e would have accepted. It is small enough to be inlined.
 func (m *matcher) accept(e *endpoint) *route {
 	if e == nil {
 		return nil
 	}
 	if !m.collect {
 		rt := e.any
-		if m.method >= 0 {
-			if r := e.byMethod(m.method); r != nil {
-				rt = r
-			} else if m.head && e.std[mGET] != nil {
-				rt = e.std[mGET]
-			}
+		if r := e.byMethod[m.method+1]; r != nil {
+			rt = r
+		} else if m.head && e.byMethod[mGET+1] != nil {
+			rt = e.byMethod[mGET+1]
 		}
 		if rt != nil {
 			m.multi = e.multi

@@ -18,18 +18,26 @@ type responseWriter struct {
 	w      http.ResponseWriter
 	status int
 	size   int64
-	drain  *atomic.Bool // the App's draining flag, nil outside an App
+	drain  *atomic.Bool // the App's draining flag (neverDraining outside an App)
 }
+
+// neverDraining is the draining flag of a Ctx outside an App; it is never set.
+var neverDraining atomic.Bool
 
 // begin records that the response starts with code. While the App drains,
 // the response also asks the client to close the connection, so that keep-
 // alive clients move to another instance before the listener closes.
 func (rw *responseWriter) begin(code int) {
 	rw.status = code
-	if rw.drain != nil && rw.drain.Load() {
-		rw.w.Header()["Connection"] = connectionClose
+	if rw.drain.Load() {
+		rw.askClose()
 	}
 }
+
+// askClose is kept out of line so that begin stays small enough to inline.
+//
+//go:noinline
+func (rw *responseWriter) askClose() { rw.w.Header()["Connection"] = connectionClose }
 
 func (rw *responseWriter) Header() http.Header { return rw.w.Header() }
 
