@@ -40,7 +40,12 @@ func newTable(a *App) *table {
 		t.methods.custom[k] = v
 	}
 	allow := map[uint64][]string{}
-	for _, rt := range a.routes {
+	// The routes the tree points to are copies laid out side by side: a
+	// lookup's last step reads one, and neighbours share cache lines.
+	routes := make([]route, len(a.routes))
+	for i, reg := range a.routes {
+		routes[i] = *reg
+		rt := &routes[i]
 		t.root.insert(rt, len(t.methods.names))
 		if n := len(rt.names); n > t.maxParams {
 			t.maxParams = n
