@@ -133,6 +133,10 @@ type frontDoor struct {
 
 var connectionClose = []string{"close"}
 
+// fileHeadroom is how many open files MaxConnections leaves for everything
+// that is not a client connection.
+const fileHeadroom = 128
+
 func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if p := r.URL.Path; p == f.cfg.LivenessPath {
 		f.app.health.serveLive(w)
@@ -175,6 +179,16 @@ func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
 	}
 	var limiter *connLimiter
 	if cfg.MaxConnections > 0 {
+		// Past the process's file limit, accept itself fails (EMFILE) and
+		// net/http backs off for up to a second: keep the connection limit
+		// below it, with room for the listeners, logs and the app's own
+		// files, so that the fast refusal is what a flood meets.
+		if fl := fileLimit(); fl > 0 && cfg.MaxConnections > fl-fileHeadroom {
+			capped := max(fl-fileHeadroom, 1)
+			log.Warn("plinth: max connections lowered to fit the open-file limit",
+				"configured", cfg.MaxConnections, "effective", capped, "file_limit", fl)
+			cfg.MaxConnections = capped
+		}
 		limiter = &connLimiter{max: int64(cfg.MaxConnections)}
 	}
 	errc := make(chan error, len(lns))

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package plinth
+
+func fileLimit() int { return 0 }
