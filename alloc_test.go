@@ -94,10 +94,11 @@ func TestAllocationBudgets(t *testing.T) {
 		}
 	}
 
-	// A request with a body under New's 2 MiB limit: the request copy that
+	// A request with a body under a 2 MiB limit: the request copy that
 	// carries the limited body, and http.MaxBytesReader (2). Served by
 	// Serve, body read pacing adds its reader and ResponseController (2).
-	limited := plinth.New()
+	limited := plinth.Bare()
+	limited.SetBodyLimit(2 << 20)
 	limited.Post("/in", func(c *plinth.Ctx) error { return c.NoContent(204) })
 	limited.Build()
 	w := &discardWriter{h: http.Header{}}
@@ -110,5 +111,36 @@ func TestAllocationBudgets(t *testing.T) {
 		limited.ServeHTTP(w, req)
 	}); got != 3 {
 		t.Errorf("post-with-body: %v allocs/request, budget 3 (2 + the test's NopCloser)", got)
+	}
+}
+
+// TestDefaultStackAllocations pins what New's default layer (recovery,
+// request ID, security headers) adds to a minimal route over Bare: the
+// generated request ID (1, the ID and its header slice in one object), and
+// nothing when the client sent a well-formed X-Request-ID.
+func TestDefaultStackAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under -race")
+	}
+	hello := func(c *plinth.Ctx) error { return c.Text(200, "Hello, World!") }
+	bare, full := plinth.Bare(), plinth.New()
+	bare.Get("/", hello)
+	full.Get("/", hello)
+	measure := func(app *plinth.App, id string) float64 {
+		req := httptest.NewRequest("GET", "/", nil)
+		if id != "" {
+			req.Header.Set("X-Request-Id", id)
+		}
+		w := &discardWriter{h: http.Header{}}
+		return testing.AllocsPerRun(200, func() {
+			clear(w.h)
+			app.ServeHTTP(w, req)
+		})
+	}
+	if b, f := measure(bare, ""), measure(full, ""); f-b != 1 {
+		t.Errorf("default layer with a generated ID adds %v allocations (bare %v, New %v), want 1", f-b, b, f)
+	}
+	if b, f := measure(bare, "abc-123"), measure(full, "abc-123"); f != b {
+		t.Errorf("default layer with an incoming ID adds %v allocations, want 0", f-b)
 	}
 }

@@ -39,6 +39,7 @@ type App struct {
 	state   any
 	built   atomic.Pointer[table]
 
+	defaults        bool         // New: the default layer wraps every route and fallback
 	defaultMaxBody  atomic.Int64 // body limit of routes whose groups set none
 	bodyReadTimeout atomic.Int64 // Config.BodyReadTimeout once served, 0 for none
 	minBodyRate     atomic.Int64 // Config.MinBodyRate once served
@@ -61,12 +62,20 @@ type route struct {
 }
 
 // New returns an App with Plinth's production defaults: request bodies
-// limited to DefaultMaxBodyBytes (2 MiB) before Serve applies its Config.
-// The default middleware stack (recovery, request IDs, security headers,
-// timeout) is not part of it yet.
+// limited to DefaultMaxBodyBytes (2 MiB) until Serve applies its Config, and
+// one fused layer around every route and fallback that recovers panics (a 500
+// problem carrying the request ID, the stack logged), assigns request IDs
+// (a well-formed incoming X-Request-ID is kept, otherwise a sortable
+// 26-character ID is generated; echoed on the response) and writes helmet's
+// security headers from pre-rendered values (HSTS over TLS only). The layer
+// costs one allocation per request, the generated ID (none when the client
+// sent an ID; TestDefaultStackAllocations). PLINTH_SKIP_MIDDLEWARE=recover,
+// requestid,security drops parts of it for profiling. The handler timeout of
+// the default stack is not part of it yet.
 func New() *App {
 	a := newApp()
 	a.defaultMaxBody.Store(DefaultMaxBodyBytes)
+	a.defaults = true
 	return a
 }
 
@@ -119,7 +128,11 @@ func (a *App) Build() {
 	if a.built.Load() != nil {
 		return
 	}
-	a.built.Store(newTable(a))
+	t, err := newTable(a)
+	if err != nil {
+		panic(err.Error())
+	}
+	a.built.Store(t)
 }
 
 // ServeHTTP routes r. See Handle for the matching rules. Paths that are not

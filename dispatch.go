@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	pathpkg "path"
 	"slices"
 	"strings"
@@ -20,8 +21,9 @@ type table struct {
 	static    staticIndex
 	methods   methodSet
 	maxParams int
-	allMask   uint64   // every method some route registers
-	scopes    []*scope // innermost first; the App's root scope is last
+	defaults  *defaultStack // New's layer, nil for Bare
+	allMask   uint64        // every method some route registers
+	scopes    []*scope      // innermost first; the App's root scope is last
 	logger    *slog.Logger
 	onError   func(*Ctx, error)
 	pool      sync.Pool
@@ -30,10 +32,17 @@ type table struct {
 	allow   atomic.Pointer[map[uint64][]string] // rendered Allow values by method mask
 }
 
-func newTable(a *App) *table {
+func newTable(a *App) (*table, error) {
 	t := &table{app: a, root: &node{}, logger: a.Logger, onError: a.ErrorHandler}
 	if t.logger == nil {
 		t.logger = slog.Default()
+	}
+	if a.defaults {
+		d, err := newDefaultStack(os.Getenv("PLINTH_SKIP_MIDDLEWARE"), t.logger)
+		if err != nil {
+			return nil, err
+		}
+		t.defaults = d
 	}
 	t.methods = methodSet{names: slices.Clone(a.methods.names), custom: map[string]int{}}
 	for k, v := range a.methods.custom {
@@ -50,7 +59,7 @@ func newTable(a *App) *table {
 		if n := len(rt.names); n > t.maxParams {
 			t.maxParams = n
 		}
-		rt.serve = compose(rt.router, routeHandler(rt))
+		rt.serve = t.outer(compose(rt.router, routeHandler(rt)))
 		rt.maxBody = 0 // the App's default, read per request: Serve may set it later
 		for g := rt.router; g != nil; g = g.parent {
 			if g.bodyLimit != 0 {
@@ -68,11 +77,11 @@ func newTable(a *App) *table {
 	t.allow.Store(&allow)
 	t.static.build(t.root, "")
 	for _, g := range sortedScopes(a.scopes) {
-		t.scopes = append(t.scopes, newScope(g))
+		t.scopes = append(t.scopes, newScope(t, g))
 	}
-	t.scopes = append(t.scopes, newScope(a.Router))
+	t.scopes = append(t.scopes, newScope(t, a.Router))
 	t.pool.New = func() any { return newCtx(t) }
-	return t
+	return t, nil
 }
 
 func (n *node) walk(f func(*endpoint)) {
@@ -88,6 +97,14 @@ func (n *node) walk(f func(*endpoint)) {
 	if n.wild != nil {
 		n.wild.walk(f)
 	}
+}
+
+// outer wraps h in the default layer, if the App has one.
+func (t *table) outer(h HandlerFunc) HandlerFunc {
+	if t.defaults == nil {
+		return h
+	}
+	return t.defaults.wrap(h)
 }
 
 // allowHeader returns the Allow header value for a method mask as a ready

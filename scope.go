@@ -16,7 +16,7 @@ type scope struct {
 	redirect         HandlerFunc
 }
 
-func newScope(g *Router) *scope {
+func newScope(t *table, g *Router) *scope {
 	nf, mna := http.Handler(HandlerFunc(defaultNotFound)), http.Handler(HandlerFunc(defaultMethodNotAllowed))
 	if h := inherited(g, func(r *Router) http.Handler { return r.notFound }); h != nil {
 		nf = h
@@ -26,10 +26,10 @@ func newScope(g *Router) *scope {
 	}
 	return &scope{
 		segs:             g.segs,
-		notFound:         compose(g, nativeOf(nf, nil)),
-		methodNotAllowed: compose(g, nativeOf(mna, nil)),
-		options:          compose(g, defaultOptions),
-		redirect:         compose(g, defaultRedirect),
+		notFound:         t.outer(compose(g, nativeOf(nf, nil))),
+		methodNotAllowed: t.outer(compose(g, nativeOf(mna, nil))),
+		options:          t.outer(compose(g, defaultOptions)),
+		redirect:         t.outer(compose(g, defaultRedirect)),
 	}
 }
 

@@ -18,6 +18,7 @@ type Framework struct {
 // Frameworks lists every framework under test, Plinth first.
 var Frameworks = []Framework{
 	{"plinth", newPlinth},
+	{"plinth-new", newPlinthDefaults},
 	{"std", newStd},
 	{"httprouter", newHTTPRouter},
 	{"chi", newChi},

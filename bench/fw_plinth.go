@@ -8,8 +8,13 @@ import (
 )
 
 // newPlinth is plinth.Bare() (routing only) with native handlers.
-func newPlinth(routes []Route) http.Handler {
-	app := plinth.Bare()
+func newPlinth(routes []Route) http.Handler { return plinthApp(plinth.Bare(), routes) }
+
+// newPlinthDefaults is plinth.New(): the same routes inside the default
+// layer (recovery, request IDs, security headers).
+func newPlinthDefaults(routes []Route) http.Handler { return plinthApp(plinth.New(), routes) }
+
+func plinthApp(app *plinth.App, routes []Route) http.Handler {
 	for _, rt := range routes {
 		var h plinth.HandlerFunc
 		switch rt.Kind {

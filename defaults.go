@@ -1,0 +1,213 @@
+package plinth
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// Names of the default layers, for PLINTH_SKIP_MIDDLEWARE.
+const (
+	LayerRecover   = "recover"
+	LayerRequestID = "requestid"
+	LayerSecurity  = "security"
+)
+
+// defaultStack is the production layer New puts around every route and
+// fallback: panic recovery, request IDs and security headers, fused into one
+// function whose header values are rendered at startup. Each part can be
+// dropped for profiling with PLINTH_SKIP_MIDDLEWARE=recover,requestid,security
+// (logged loudly at Build).
+type defaultStack struct {
+	recover   bool
+	requestID bool
+	security  bool
+	headers   []headerValue // pre-rendered security headers
+	ids       idGenerator
+	logger    *slog.Logger
+}
+
+type headerValue struct {
+	key   string
+	value []string
+}
+
+// securityHeaders are helmet 8's defaults. Strict-Transport-Security is only
+// sent over TLS, where it means something.
+var securityHeaders = []headerValue{
+	{"Content-Security-Policy", []string{"default-src 'self';base-uri 'self';font-src 'self' https: data:;" +
+		"form-action 'self';frame-ancestors 'self';img-src 'self' data:;object-src 'none';script-src 'self';" +
+		"script-src-attr 'none';style-src 'self' https: 'unsafe-inline';upgrade-insecure-requests"}},
+	{"Cross-Origin-Opener-Policy", []string{"same-origin"}},
+	{"Cross-Origin-Resource-Policy", []string{"same-origin"}},
+	{"Origin-Agent-Cluster", []string{"?1"}},
+	{"Referrer-Policy", []string{"no-referrer"}},
+	{"X-Content-Type-Options", []string{"nosniff"}},
+	{"X-Dns-Prefetch-Control", []string{"off"}},
+	{"X-Frame-Options", []string{"SAMEORIGIN"}},
+	{"X-Permitted-Cross-Domain-Policies", []string{"none"}},
+	{"X-Xss-Protection", []string{"0"}},
+}
+
+var hstsValue = []string{"max-age=31536000; includeSubDomains"}
+
+// newDefaultStack builds the layer, dropping the parts named in skip.
+func newDefaultStack(skip string, logger *slog.Logger) (*defaultStack, error) {
+	d := &defaultStack{recover: true, requestID: true, security: true, headers: securityHeaders, logger: logger}
+	d.ids.init()
+	var skipped []string
+	for _, name := range strings.Split(skip, ",") {
+		switch name = strings.TrimSpace(strings.ToLower(name)); name {
+		case "":
+			continue
+		case LayerRecover:
+			d.recover = false
+		case LayerRequestID:
+			d.requestID = false
+		case LayerSecurity:
+			d.security = false
+		default:
+			return nil, fmt.Errorf("plinth: PLINTH_SKIP_MIDDLEWARE=%q: unknown layer %q (known: %s, %s, %s)",
+				skip, name, LayerRecover, LayerRequestID, LayerSecurity)
+		}
+		skipped = append(skipped, name)
+	}
+	if len(skipped) > 0 {
+		logger.Warn("plinth: DEFAULT MIDDLEWARE SKIPPED (PLINTH_SKIP_MIDDLEWARE): this App is not production-safe",
+			"skipped", strings.Join(slices.Compact(skipped), ","))
+	}
+	return d, nil
+}
+
+// wrap returns next inside the default layer.
+func (d *defaultStack) wrap(next HandlerFunc) HandlerFunc {
+	return func(c *Ctx) error {
+		h := c.rw.w.Header()
+		if d.requestID {
+			d.assignID(c, h)
+		}
+		if d.security {
+			for _, hv := range d.headers {
+				h[hv.key] = hv.value
+			}
+			if c.req.TLS != nil {
+				h["Strict-Transport-Security"] = hstsValue
+			}
+		}
+		if !d.recover {
+			return next(c)
+		}
+		defer d.recoverPanic(c)
+		return next(c)
+	}
+}
+
+// recoverPanic turns a handler's panic into a 500 problem carrying the
+// request ID, with the stack logged; if the response had started, it aborts
+// the connection instead of writing a second response. http.ErrAbortHandler
+// passes through untouched.
+func (d *defaultStack) recoverPanic(c *Ctx) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	d.logger.LogAttrs(c.req.Context(), slog.LevelError, "plinth: panic in handler",
+		slog.Any("panic", p), slog.String("request_id", c.requestID), slog.String("method", c.req.Method),
+		slog.String("path", c.req.URL.Path), slog.String("pattern", c.Pattern()), slog.String("stack", string(debug.Stack())))
+	if c.Written() {
+		panic(http.ErrAbortHandler) // net/http closes the connection, logging nothing
+	}
+	c.writeProblem(&Problem{Status: http.StatusInternalServerError})
+}
+
+// maxRequestIDLen bounds an incoming X-Request-ID that is kept.
+const maxRequestIDLen = 64
+
+// assignID keeps a well-formed incoming X-Request-ID or generates one, and
+// echoes it on the response.
+func (d *defaultStack) assignID(c *Ctx, h http.Header) {
+	if in := c.req.Header["X-Request-Id"]; len(in) == 1 && validRequestID(in[0]) {
+		c.requestID = in[0]
+		h["X-Request-Id"] = in // the request's own slice: no allocation
+		return
+	}
+	id := d.ids.next()
+	c.requestID = id.s
+	h["X-Request-Id"] = id.v[:]
+}
+
+// validRequestID accepts 1 to 64 bytes of letters, digits, '-', '_', '.'.
+func validRequestID(s string) bool {
+	if s == "" || len(s) > maxRequestIDLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// idGenerator makes request IDs: 26 characters of Crockford base32 over 128
+// bits (48 bits of milliseconds, a 48-bit random process prefix, a 32-bit
+// counter), so IDs sort by time, are unique within the process and, with the
+// random prefix, across processes. No system call per ID: the clock is read
+// through the vDSO and the randomness is drawn once.
+type idGenerator struct {
+	prefix  [6]byte
+	counter atomic.Uint32
+}
+
+func (g *idGenerator) init() {
+	if _, err := rand.Read(g.prefix[:]); err != nil {
+		binary.BigEndian.PutUint32(g.prefix[:], uint32(time.Now().UnixNano()))
+		binary.BigEndian.PutUint16(g.prefix[4:], uint16(os.Getpid()))
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	g.counter.Store(binary.BigEndian.Uint32(b[:]))
+}
+
+// requestID is a generated ID with the header slice that carries it, in one
+// allocation.
+type requestID struct {
+	b [26]byte
+	s string
+	v [1]string
+}
+
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+func (g *idGenerator) next() *requestID {
+	var raw [16]byte
+	ms := uint64(time.Now().UnixMilli())
+	raw[0], raw[1], raw[2], raw[3], raw[4], raw[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
+	copy(raw[6:12], g.prefix[:])
+	binary.BigEndian.PutUint32(raw[12:], g.counter.Add(1))
+	hi, lo := binary.BigEndian.Uint64(raw[:8]), binary.BigEndian.Uint64(raw[8:])
+	id := new(requestID)
+	// 128 bits in 26 five-bit digits, most significant first (the first
+	// digit holds the top 3 bits).
+	for i := 25; i >= 0; i-- {
+		id.b[i] = crockford[lo&31]
+		lo = lo>>5 | hi<<59
+		hi >>= 5
+	}
+	id.s = unsafe.String(&id.b[0], len(id.b)) // id.b is never written again
+	id.v[0] = id.s
+	return id
+}
