@@ -48,6 +48,7 @@ type Ctx struct {
 	inCtx bool // req carries this Ctx in its context
 
 	requestID string // set by the request ID layer
+	nonce     string // set by CSPNonce
 	location  string // target of a fallback redirect
 
 	buf     bytes.Buffer  // JSON encoding
@@ -85,7 +86,7 @@ func (c *Ctx) release() {
 	// clear measured about 3% of a whole routing request.
 	c.w, c.req, c.rw.w = nil, nil, nil
 	c.route, c.nvals, c.inCtx = nil, 0, false
-	c.requestID, c.location = "", ""
+	c.requestID, c.location, c.nonce = "", "", ""
 	if c.buf.Cap() > maxPooledBuffer {
 		c.buf = bytes.Buffer{}
 	}

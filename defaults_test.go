@@ -190,3 +190,44 @@ func TestSkipMiddleware(t *testing.T) {
 	}()
 	defaultApp(&bytes.Buffer{}).Build()
 }
+
+func TestCSPNonce(t *testing.T) {
+	app := plinth.New()
+	app.Get("/page", func(c *plinth.Ctx) error {
+		n := c.CSPNonce()
+		if again := c.CSPNonce(); again != n {
+			return plinth.Errorf(500, "second call gave %q, first %q", again, n)
+		}
+		return c.HTML(200, `<script nonce="`+n+`">ok()</script>`)
+	})
+	app.Get("/late", func(c *plinth.Ctx) error {
+		_ = c.Text(200, "started")
+		if n := c.CSPNonce(); n != "" {
+			t.Errorf("CSPNonce after the response started = %q, want empty", n)
+		}
+		return nil
+	})
+	app.Get("/plain", func(c *plinth.Ctx) error { return c.Text(200, "no nonce") })
+
+	seen := map[string]bool{}
+	for range 50 {
+		rec := serve(app, "GET", "/page")
+		csp := rec.Header().Get("Content-Security-Policy")
+		body := rec.Body.String()
+		nonce := strings.TrimSuffix(strings.TrimPrefix(body, `<script nonce="`), `">ok()</script>`)
+		if len(nonce) != 24 || seen[nonce] {
+			t.Fatalf("nonce %q: want 24 base64 characters, fresh per request", nonce)
+		}
+		seen[nonce] = true
+		if !strings.Contains(csp, "script-src 'self' 'nonce-"+nonce+"';") {
+			t.Fatalf("CSP %q does not allow the nonce %q in script-src", csp, nonce)
+		}
+		if strings.Count(csp, "nonce-") != 1 {
+			t.Fatalf("CSP %q: the nonce belongs to script-src only", csp)
+		}
+	}
+	if csp := serve(app, "GET", "/plain").Header().Get("Content-Security-Policy"); csp != helmetHeaders["Content-Security-Policy"] {
+		t.Errorf("a request that asked for no nonce got CSP %q", csp)
+	}
+	serve(app, "GET", "/late")
+}
