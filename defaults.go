@@ -32,7 +32,6 @@ type defaultStack struct {
 	recover   bool
 	requestID bool
 	security  bool
-	headers   []headerValue // pre-rendered security headers
 	ids       idGenerator
 	logger    *slog.Logger
 }
@@ -50,26 +49,9 @@ const (
 	cspAfter = ";script-src-attr 'none';style-src 'self' https: 'unsafe-inline';upgrade-insecure-requests"
 )
 
-// securityHeaders are helmet 8's defaults. Strict-Transport-Security is only
-// sent over TLS, where it means something.
-var securityHeaders = []headerValue{
-	{"Content-Security-Policy", []string{cspBefore + cspAfter}},
-	{"Cross-Origin-Opener-Policy", []string{"same-origin"}},
-	{"Cross-Origin-Resource-Policy", []string{"same-origin"}},
-	{"Origin-Agent-Cluster", []string{"?1"}},
-	{"Referrer-Policy", []string{"no-referrer"}},
-	{"X-Content-Type-Options", []string{"nosniff"}},
-	{"X-Dns-Prefetch-Control", []string{"off"}},
-	{"X-Frame-Options", []string{"SAMEORIGIN"}},
-	{"X-Permitted-Cross-Domain-Policies", []string{"none"}},
-	{"X-Xss-Protection", []string{"0"}},
-}
-
-var hstsValue = []string{"max-age=31536000; includeSubDomains"}
-
 // newDefaultStack builds the layer, dropping the parts named in skip.
 func newDefaultStack(skip string, logger *slog.Logger) (*defaultStack, error) {
-	d := &defaultStack{recover: true, requestID: true, security: true, headers: securityHeaders, logger: logger}
+	d := &defaultStack{recover: true, requestID: true, security: true, logger: logger}
 	d.ids.init()
 	var skipped []string
 	for _, name := range strings.Split(skip, ",") {
@@ -95,20 +77,22 @@ func newDefaultStack(skip string, logger *slog.Logger) (*defaultStack, error) {
 	return d, nil
 }
 
-// wrap returns next inside the default layer.
-func (d *defaultStack) wrap(next HandlerFunc) HandlerFunc {
+// wrap returns next inside the default layer, writing sec, the security
+// headers of next's scope.
+func (d *defaultStack) wrap(next HandlerFunc, sec *renderedSecurity) HandlerFunc {
+	if !d.security {
+		sec = &renderedSecurity{}
+	}
 	return func(c *Ctx) error {
 		h := c.rw.w.Header()
 		if d.requestID {
 			d.assignID(c, h)
 		}
-		if d.security {
-			for _, hv := range d.headers {
-				h[hv.key] = hv.value
-			}
-			if c.req.TLS != nil {
-				h["Strict-Transport-Security"] = hstsValue
-			}
+		for _, hv := range sec.headers {
+			h[hv.key] = hv.value
+		}
+		if sec.hsts != nil && c.req.TLS != nil {
+			h["Strict-Transport-Security"] = sec.hsts
 		}
 		if !d.recover {
 			return next(c)
@@ -140,13 +124,13 @@ func (d *defaultStack) recoverPanic(c *Ctx) {
 }
 
 // CSPNonce returns a fresh, cryptographically random nonce for this request
-// and adds it to the script-src directive of the response's default
+// and adds it to the script-src directive of the response's
 // Content-Security-Policy, so that <script nonce="..."> elements of this
 // response run and injected ones do not. Call it before the response starts;
 // afterwards it returns "" (the header is gone). Requests that do not call it
 // pay nothing; a call costs 16 random bytes, their encoding and the rebuilt
-// header value. With the security layer skipped (or Bare), it returns a nonce
-// but sets no header.
+// header value. Without a Content-Security-Policy header (Bare, the security
+// layer skipped, or the header removed) it returns a nonce and sets nothing.
 func (c *Ctx) CSPNonce() string {
 	if c.nonce != "" {
 		return c.nonce
@@ -158,8 +142,8 @@ func (c *Ctx) CSPNonce() string {
 	_, _ = rand.Read(raw[:]) // crypto/rand.Read does not fail on supported platforms
 	c.nonce = base64.StdEncoding.EncodeToString(raw[:])
 	h := c.rw.w.Header()
-	if _, ok := h["Content-Security-Policy"]; ok {
-		h["Content-Security-Policy"] = []string{cspBefore + " 'nonce-" + c.nonce + "'" + cspAfter}
+	if v := h["Content-Security-Policy"]; len(v) == 1 {
+		h["Content-Security-Policy"] = []string{withNonce(v[0], c.nonce)}
 	}
 	return c.nonce
 }

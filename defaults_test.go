@@ -231,3 +231,49 @@ func TestCSPNonce(t *testing.T) {
 	}
 	serve(app, "GET", "/late")
 }
+
+func TestSecurityHeaderPresetsAndOverrides(t *testing.T) {
+	app := plinth.New()
+	app.Get("/page", func(c *plinth.Ctx) error { return c.Text(200, c.CSPNonce()) })
+	admin := app.Group("/admin")
+	admin.SetSecurityHeaders(plinth.OWASPHeaders())
+	admin.Get("/x", func(c *plinth.Ctx) error { return c.NoContent(204) })
+	api := app.Group("/api")
+	api.SecurityHeader("Content-Security-Policy", "default-src 'none'")
+	api.SecurityHeader("X-Frame-Options", "") // removed
+	api.Get("/nonce", func(c *plinth.Ctx) error { return c.Text(200, c.CSPNonce()) })
+	inner := api.Group("/v1") // inherits api's edits
+	inner.Get("/y", func(c *plinth.Ctx) error { return c.NoContent(204) })
+
+	for _, tc := range []struct {
+		path string
+		want map[string]string // "" means absent
+	}{
+		{"/admin/x", map[string]string{"X-Frame-Options": "DENY", "Cache-Control": "no-store, max-age=0",
+			"Cross-Origin-Embedder-Policy": "require-corp", "Origin-Agent-Cluster": ""}},
+		{"/admin/missing", map[string]string{"X-Frame-Options": "DENY"}}, // the group's 404 too
+		{"/api/v1/y", map[string]string{"Content-Security-Policy": "default-src 'none'", "X-Frame-Options": "",
+			"X-Content-Type-Options": "nosniff"}},
+		{"/elsewhere", map[string]string{"X-Frame-Options": "SAMEORIGIN", "Cache-Control": ""}},
+	} {
+		rec := serve(app, "GET", tc.path)
+		for k, v := range tc.want {
+			if got := rec.Header().Get(k); got != v {
+				t.Errorf("%s: %s = %q, want %q", tc.path, k, got, v)
+			}
+		}
+	}
+	req := httptest.NewRequest("GET", "/admin/x", nil)
+	req.TLS = &tls.ConnectionState{}
+	rec := httptest.NewRecorder()
+	app.ServeHTTP(rec, req)
+	if rec.Header().Get("Strict-Transport-Security") == "" {
+		t.Error("OWASP set over TLS: no HSTS")
+	}
+
+	// A nonce joins whatever CSP the scope has; without script-src, one is added.
+	rec = serve(app, "GET", "/api/nonce")
+	if want := "default-src 'none';script-src 'self' 'nonce-" + rec.Body.String() + "'"; rec.Header().Get("Content-Security-Policy") != want {
+		t.Errorf("nonce on a custom CSP: %q, want %q", rec.Header().Get("Content-Security-Policy"), want)
+	}
+}

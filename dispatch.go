@@ -21,9 +21,10 @@ type table struct {
 	static    staticIndex
 	methods   methodSet
 	maxParams int
-	defaults  *defaultStack // New's layer, nil for Bare
-	allMask   uint64        // every method some route registers
-	scopes    []*scope      // innermost first; the App's root scope is last
+	defaults  *defaultStack                 // New's layer, nil for Bare
+	security  map[*Router]*renderedSecurity // per scope, during Build
+	allMask   uint64                        // every method some route registers
+	scopes    []*scope                      // innermost first; the App's root scope is last
 	logger    *slog.Logger
 	onError   func(*Ctx, error)
 	pool      sync.Pool
@@ -33,7 +34,7 @@ type table struct {
 }
 
 func newTable(a *App) (*table, error) {
-	t := &table{app: a, root: &node{}, logger: a.Logger, onError: a.ErrorHandler}
+	t := &table{app: a, root: &node{}, logger: a.Logger, onError: a.ErrorHandler, security: map[*Router]*renderedSecurity{}}
 	if t.logger == nil {
 		t.logger = slog.Default()
 	}
@@ -59,7 +60,7 @@ func newTable(a *App) (*table, error) {
 		if n := len(rt.names); n > t.maxParams {
 			t.maxParams = n
 		}
-		rt.serve = t.outer(compose(rt.router, routeHandler(rt)))
+		rt.serve = t.outer(rt.router, compose(rt.router, routeHandler(rt)))
 		rt.maxBody = 0 // the App's default, read per request: Serve may set it later
 		for g := rt.router; g != nil; g = g.parent {
 			if g.bodyLimit != 0 {
@@ -80,6 +81,7 @@ func newTable(a *App) (*table, error) {
 		t.scopes = append(t.scopes, newScope(t, g))
 	}
 	t.scopes = append(t.scopes, newScope(t, a.Router))
+	t.security = nil // only needed while composing
 	t.pool.New = func() any { return newCtx(t) }
 	return t, nil
 }
@@ -99,12 +101,18 @@ func (n *node) walk(f func(*endpoint)) {
 	}
 }
 
-// outer wraps h in the default layer, if the App has one.
-func (t *table) outer(h HandlerFunc) HandlerFunc {
+// outer wraps h, a handler of g's scope, in the default layer, if the App
+// has one.
+func (t *table) outer(g *Router, h HandlerFunc) HandlerFunc {
 	if t.defaults == nil {
 		return h
 	}
-	return t.defaults.wrap(h)
+	sec, ok := t.security[g]
+	if !ok {
+		sec = securityFor(g)
+		t.security[g] = sec
+	}
+	return t.defaults.wrap(h, sec)
 }
 
 // allowHeader returns the Allow header value for a method mask as a ready

@@ -25,6 +25,7 @@ type Router struct {
 	notFound         http.Handler
 	methodNotAllowed http.Handler
 	bodyLimit        int64 // 0: inherit; < 0: none
+	security         []securityEdit
 }
 
 // middleware is one entry of a Use list, in either form.

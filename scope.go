@@ -26,10 +26,10 @@ func newScope(t *table, g *Router) *scope {
 	}
 	return &scope{
 		segs:             g.segs,
-		notFound:         t.outer(compose(g, nativeOf(nf, nil))),
-		methodNotAllowed: t.outer(compose(g, nativeOf(mna, nil))),
-		options:          t.outer(compose(g, defaultOptions)),
-		redirect:         t.outer(compose(g, defaultRedirect)),
+		notFound:         t.outer(g, compose(g, nativeOf(nf, nil))),
+		methodNotAllowed: t.outer(g, compose(g, nativeOf(mna, nil))),
+		options:          t.outer(g, compose(g, defaultOptions)),
+		redirect:         t.outer(g, compose(g, defaultRedirect)),
 	}
 }
 
