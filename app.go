@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // App is a Plinth application: a router with its middleware, fallbacks and
@@ -27,6 +28,11 @@ type App struct {
 	// only called while nothing has been written; an error after the response
 	// started is logged instead. Read once, at Build.
 	ErrorHandler func(c *Ctx, err error)
+
+	// HandlerTimeout bounds each handler of an App made by New (see
+	// runWithTimeout's doc in timeout.go): 0 means DefaultHandlerTimeout
+	// (30s), a negative value switches it off. Read once, at Build.
+	HandlerTimeout time.Duration
 
 	// Config configures Run and Serve; its zero value means the defaults,
 	// and PLINTH_* environment variables override it. See Config.
@@ -67,11 +73,13 @@ type route struct {
 // problem carrying the request ID, the stack logged), assigns request IDs
 // (a well-formed incoming X-Request-ID is kept, otherwise a sortable
 // 26-character ID is generated; echoed on the response) and writes helmet's
-// security headers from pre-rendered values (HSTS over TLS only). The layer
-// costs one allocation per request, the generated ID (none when the client
-// sent an ID; TestDefaultStackAllocations). PLINTH_SKIP_MIDDLEWARE=recover,
-// requestid,security drops parts of it for profiling. The handler timeout of
-// the default stack is not part of it yet.
+// security headers from pre-rendered values (HSTS over TLS only), and bounds
+// each handler by HandlerTimeout (30s: context cancelled, then a 503 problem,
+// or the connection aborted if the response had started). The layer costs
+// three allocations per request: the generated ID (none when the client sent
+// one), the timeout's context and the request copy carrying it
+// (TestDefaultStackAllocations). PLINTH_SKIP_MIDDLEWARE=recover,requestid,
+// security,timeout drops parts of it for profiling.
 func New() *App {
 	a := newApp()
 	a.defaultMaxBody.Store(DefaultMaxBodyBytes)

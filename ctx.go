@@ -49,6 +49,7 @@ type Ctx struct {
 
 	requestID string // set by the request ID layer
 	nonce     string // set by CSPNonce
+	timeout   timeoutState
 	location  string // target of a fallback redirect
 
 	buf     bytes.Buffer  // JSON encoding
@@ -75,6 +76,7 @@ func newCtx(t *table) *Ctx {
 
 func (c *Ctx) reset(w http.ResponseWriter, r *http.Request) {
 	c.rw.w, c.rw.status, c.rw.size = w, 0, 0 // rw.drain is set once, in newCtx
+	c.rw.timedOut.Store(false)
 	c.w = &c.rw
 	c.req = r
 }

@@ -21,19 +21,24 @@ const (
 	LayerRecover   = "recover"
 	LayerRequestID = "requestid"
 	LayerSecurity  = "security"
+	LayerTimeout   = "timeout"
 )
 
 // defaultStack is the production layer New puts around every route and
 // fallback: panic recovery, request IDs and security headers, fused into one
 // function whose header values are rendered at startup. Each part can be
-// dropped for profiling with PLINTH_SKIP_MIDDLEWARE=recover,requestid,security
-// (logged loudly at Build).
+// dropped for profiling with PLINTH_SKIP_MIDDLEWARE=recover,requestid,
+// security,timeout (logged loudly at Build).
 type defaultStack struct {
 	recover   bool
 	requestID bool
 	security  bool
-	ids       idGenerator
-	logger    *slog.Logger
+	timeout   time.Duration // the App's handler timeout, 0: off
+	// skipTimeout: PLINTH_SKIP_MIDDLEWARE named the timeout, which then
+	// overrides groups' own timeouts too.
+	skipTimeout bool
+	ids         idGenerator
+	logger      *slog.Logger
 }
 
 type headerValue struct {
@@ -50,8 +55,8 @@ const (
 )
 
 // newDefaultStack builds the layer, dropping the parts named in skip.
-func newDefaultStack(skip string, logger *slog.Logger) (*defaultStack, error) {
-	d := &defaultStack{recover: true, requestID: true, security: true, logger: logger}
+func newDefaultStack(skip string, timeout time.Duration, logger *slog.Logger) (*defaultStack, error) {
+	d := &defaultStack{recover: true, requestID: true, security: true, timeout: timeout, logger: logger}
 	d.ids.init()
 	var skipped []string
 	for _, name := range strings.Split(skip, ",") {
@@ -64,9 +69,11 @@ func newDefaultStack(skip string, logger *slog.Logger) (*defaultStack, error) {
 			d.requestID = false
 		case LayerSecurity:
 			d.security = false
+		case LayerTimeout:
+			d.timeout, d.skipTimeout = 0, true
 		default:
-			return nil, fmt.Errorf("plinth: PLINTH_SKIP_MIDDLEWARE=%q: unknown layer %q (known: %s, %s, %s)",
-				skip, name, LayerRecover, LayerRequestID, LayerSecurity)
+			return nil, fmt.Errorf("plinth: PLINTH_SKIP_MIDDLEWARE=%q: unknown layer %q (known: %s, %s, %s, %s)",
+				skip, name, LayerRecover, LayerRequestID, LayerSecurity, LayerTimeout)
 		}
 		skipped = append(skipped, name)
 	}
@@ -78,8 +85,8 @@ func newDefaultStack(skip string, logger *slog.Logger) (*defaultStack, error) {
 }
 
 // wrap returns next inside the default layer, writing sec, the security
-// headers of next's scope.
-func (d *defaultStack) wrap(next HandlerFunc, sec *renderedSecurity) HandlerFunc {
+// headers of next's scope, and bounding it by timeout (0: none).
+func (d *defaultStack) wrap(next HandlerFunc, sec *renderedSecurity, timeout time.Duration) HandlerFunc {
 	if !d.security {
 		sec = &renderedSecurity{}
 	}
@@ -94,10 +101,12 @@ func (d *defaultStack) wrap(next HandlerFunc, sec *renderedSecurity) HandlerFunc
 		if sec.hsts != nil && c.req.TLS != nil {
 			h["Strict-Transport-Security"] = sec.hsts
 		}
-		if !d.recover {
-			return next(c)
+		if d.recover {
+			defer d.recoverPanic(c)
 		}
-		defer d.recoverPanic(c)
+		if timeout > 0 {
+			return c.runWithTimeout(next, timeout)
+		}
 		return next(c)
 	}
 }

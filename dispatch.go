@@ -39,7 +39,14 @@ func newTable(a *App) (*table, error) {
 		t.logger = slog.Default()
 	}
 	if a.defaults {
-		d, err := newDefaultStack(os.Getenv("PLINTH_SKIP_MIDDLEWARE"), t.logger)
+		timeout := a.HandlerTimeout
+		switch {
+		case timeout == 0:
+			timeout = DefaultHandlerTimeout
+		case timeout < 0:
+			timeout = 0
+		}
+		d, err := newDefaultStack(os.Getenv("PLINTH_SKIP_MIDDLEWARE"), timeout, t.logger)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +119,17 @@ func (t *table) outer(g *Router, h HandlerFunc) HandlerFunc {
 		sec = securityFor(g)
 		t.security[g] = sec
 	}
-	return t.defaults.wrap(h, sec)
+	timeout := t.defaults.timeout
+	for r := g; r != nil; r = r.parent {
+		if r.handlerTimeout != 0 {
+			timeout = max(r.handlerTimeout, 0)
+			break
+		}
+	}
+	if t.defaults.skipTimeout {
+		timeout = 0
+	}
+	return t.defaults.wrap(h, sec, timeout)
 }
 
 // allowHeader returns the Allow header value for a method mask as a ready

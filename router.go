@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"time"
 )
 
 // Router is a scope of routes: the App itself or a group made by Group or
@@ -24,7 +25,8 @@ type Router struct {
 
 	notFound         http.Handler
 	methodNotAllowed http.Handler
-	bodyLimit        int64 // 0: inherit; < 0: none
+	bodyLimit        int64         // 0: inherit; < 0: none
+	handlerTimeout   time.Duration // 0: inherit; < 0: none
 	security         []securityEdit
 }
 
@@ -222,6 +224,18 @@ func (rt *Router) SetBodyLimit(n int64) {
 		n = -1
 	}
 	rt.bodyLimit = n
+}
+
+// SetHandlerTimeout sets the handler timeout of New's default layer for this
+// group's routes (and groups below it that set none) to d; d < 0 switches it
+// off, for long-lived responses such as WebSocket or server-sent events.
+// Routes of groups that set none get App.HandlerTimeout (30s by default).
+func (rt *Router) SetHandlerTimeout(d time.Duration) {
+	rt.app.mustBeOpen()
+	if d == 0 {
+		d = -1
+	}
+	rt.handlerTimeout = d
 }
 
 // NotFound sets the handler for requests in this scope that match no route.

@@ -19,6 +19,10 @@ type responseWriter struct {
 	status int
 	size   int64
 	drain  *atomic.Bool // the App's draining flag (neverDraining outside an App)
+
+	// timedOut is set when the handler timeout passed: writes then fail
+	// with http.ErrHandlerTimeout and flushes do nothing.
+	timedOut atomic.Bool
 }
 
 // neverDraining is the draining flag of a Ctx outside an App; it is never set.
@@ -42,6 +46,9 @@ func (rw *responseWriter) askClose() { rw.w.Header()["Connection"] = connectionC
 func (rw *responseWriter) Header() http.Header { return rw.w.Header() }
 
 func (rw *responseWriter) WriteHeader(code int) {
+	if rw.timedOut.Load() {
+		return
+	}
 	if rw.status == 0 && code >= 200 {
 		rw.begin(code)
 	}
@@ -49,6 +56,9 @@ func (rw *responseWriter) WriteHeader(code int) {
 }
 
 func (rw *responseWriter) Write(b []byte) (int, error) {
+	if rw.timedOut.Load() {
+		return 0, http.ErrHandlerTimeout
+	}
 	if rw.status == 0 {
 		rw.begin(http.StatusOK)
 	}
@@ -58,6 +68,9 @@ func (rw *responseWriter) Write(b []byte) (int, error) {
 }
 
 func (rw *responseWriter) WriteString(s string) (int, error) {
+	if rw.timedOut.Load() {
+		return 0, http.ErrHandlerTimeout
+	}
 	if rw.status == 0 {
 		rw.begin(http.StatusOK)
 	}
@@ -68,6 +81,9 @@ func (rw *responseWriter) WriteString(s string) (int, error) {
 
 // ReadFrom lets io.Copy reach the server's sendfile path.
 func (rw *responseWriter) ReadFrom(src io.Reader) (int64, error) {
+	if rw.timedOut.Load() {
+		return 0, http.ErrHandlerTimeout
+	}
 	if rw.status == 0 {
 		rw.begin(http.StatusOK)
 	}
@@ -86,6 +102,9 @@ func (rw *responseWriter) ReadFrom(src io.Reader) (int64, error) {
 type writerOnly struct{ io.Writer }
 
 func (rw *responseWriter) Flush() {
+	if rw.timedOut.Load() {
+		return
+	}
 	if rw.status == 0 {
 		rw.begin(http.StatusOK)
 	}

@@ -1,0 +1,149 @@
+package plinth
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// DefaultHandlerTimeout is the default layer's handler timeout.
+const DefaultHandlerTimeout = 30 * time.Second
+
+// The handler timeout of New's default layer. At the deadline the handler's
+// context is cancelled and its further writes fail with
+// http.ErrHandlerTimeout; when the handler returns, a response that had not
+// started becomes a 503 problem, and one that had started is aborted (the
+// connection is closed) rather than left looking complete. No goroutine is
+// started per request and nothing is buffered: the deadline is a timer that
+// each pooled Ctx keeps and re-arms, and the response is only ever written by
+// the handler's goroutine, so streaming and Flush work as without it.
+//
+// Cost: the request's own context (one allocation) and the request copy that
+// carries it (one allocation).
+
+// timeoutState is the per-Ctx part of the timeout: the reusable timer and
+// the context of the request in flight, guarded by mu against the timer.
+type timeoutState struct {
+	mu    sync.Mutex
+	timer *time.Timer
+	cur   *deadlineCtx // the request in flight, nil between requests
+}
+
+// runWithTimeout runs next with a deadline of d.
+func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration) (err error) {
+	r0 := c.req
+	dc := &deadlineCtx{parent: r0.Context(), deadline: time.Now().Add(d)}
+	st := &c.timeout
+	st.mu.Lock()
+	st.cur = dc
+	c.rw.timedOut.Store(false)
+	st.mu.Unlock()
+	if st.timer == nil {
+		st.timer = time.AfterFunc(d, c.onDeadline)
+	} else {
+		st.timer.Reset(d)
+	}
+	c.req = r0.WithContext(dc)
+	defer func() {
+		st.timer.Stop()
+		st.mu.Lock()
+		st.cur = nil
+		st.mu.Unlock()
+		dc.cancel(context.Canceled) // as a WithTimeout's cancel would
+		c.req = r0
+		if !c.rw.timedOut.Load() {
+			return
+		}
+		if c.rw.status != 0 {
+			// The response started before the deadline: end the connection
+			// instead of letting a truncated response look complete. The
+			// recovery layer passes this panic through; net/http closes.
+			panic(http.ErrAbortHandler)
+		}
+		c.rw.timedOut.Store(false) // the 503 itself must go through
+		c.Header()["Connection"] = connectionClose
+		c.writeProblem(&Problem{Status: http.StatusServiceUnavailable,
+			Detail: "the handler did not finish within " + d.String()})
+		err = nil
+	}()
+	return next(c)
+}
+
+// onDeadline is the timer's callback. A callback meant for an earlier
+// request that arrives late finds a later deadline, or none, and does
+// nothing.
+func (c *Ctx) onDeadline() {
+	st := &c.timeout
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.cur == nil || time.Now().Before(st.cur.deadline) {
+		return
+	}
+	c.rw.timedOut.Store(true)
+	st.cur.cancel(context.DeadlineExceeded)
+}
+
+// deadlineCtx is a request's context under the timeout: its parent's values
+// and cancellation, plus the deadline. Its done channel (and the hook that
+// forwards the parent's cancellation) is made on the first call to Done, so
+// handlers that never wait on it pay for neither. It is a heap object of its
+// own, safe to keep after the request.
+type deadlineCtx struct {
+	parent   context.Context
+	deadline time.Time
+
+	mu         sync.Mutex
+	done       chan struct{}
+	err        error
+	stopParent func() bool
+}
+
+func (d *deadlineCtx) Deadline() (time.Time, bool) {
+	if pd, ok := d.parent.Deadline(); ok && pd.Before(d.deadline) {
+		return pd, true
+	}
+	return d.deadline, true
+}
+
+func (d *deadlineCtx) Done() <-chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done == nil {
+		d.done = make(chan struct{})
+		if d.err != nil {
+			close(d.done)
+		} else {
+			d.stopParent = context.AfterFunc(d.parent, func() { d.cancel(d.parent.Err()) })
+		}
+	}
+	return d.done
+}
+
+func (d *deadlineCtx) Err() error {
+	d.mu.Lock()
+	err := d.err
+	d.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return d.parent.Err()
+}
+
+func (d *deadlineCtx) Value(key any) any { return d.parent.Value(key) }
+
+// cancel ends the context with err, once.
+func (d *deadlineCtx) cancel(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.err != nil {
+		return
+	}
+	d.err = err
+	if d.done != nil {
+		close(d.done)
+	}
+	if d.stopParent != nil {
+		d.stopParent()
+	}
+}

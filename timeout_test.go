@@ -1,0 +1,178 @@
+package plinth_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plinth-go/plinth"
+)
+
+func timeoutApp(d time.Duration) *plinth.App {
+	app := plinth.New()
+	app.Logger = slog.New(slog.DiscardHandler)
+	app.HandlerTimeout = d
+	return app
+}
+
+func TestTimeoutBeforeWriting(t *testing.T) {
+	app := timeoutApp(50 * time.Millisecond)
+	seen := make(chan error, 1)
+	app.Get("/slow", func(c *plinth.Ctx) error {
+		<-c.Context().Done()
+		seen <- c.Context().Err()
+		return c.Text(200, "too late") // fails: the deadline passed
+	})
+	rec := serve(app, "GET", "/slow")
+	if rec.Code != 503 || rec.Header().Get("Content-Type") != "application/problem+json" || rec.Header().Get("Connection") != "close" {
+		t.Fatalf("%d %v %q", rec.Code, rec.Header(), rec.Body)
+	}
+	if strings.Contains(rec.Body.String(), "too late") {
+		t.Errorf("a write after the deadline reached the client: %q", rec.Body)
+	}
+	if err := <-seen; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the handler's context ended with %v, want DeadlineExceeded", err)
+	}
+}
+
+func TestTimeoutAfterWritingAborts(t *testing.T) {
+	app := timeoutApp(50 * time.Millisecond)
+	app.Get("/partial", func(c *plinth.Ctx) error {
+		_ = c.Text(200, "partial")
+		<-c.Context().Done()
+		return nil
+	})
+	defer func() {
+		if p := recover(); p != http.ErrAbortHandler {
+			t.Fatalf("panic %v, want http.ErrAbortHandler (net/http closes the connection)", p)
+		}
+	}()
+	app.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/partial", nil))
+}
+
+// A handler that keeps writing after the deadline, from its own goroutine:
+// its writes fail, nothing races (run with -race), and the response started
+// before the deadline is aborted.
+func TestTimeoutStressWritesAfterDeadline(t *testing.T) {
+	app := timeoutApp(20 * time.Millisecond)
+	app.Get("/stream", func(c *plinth.Ctx) error {
+		w := c.Writer()
+		var failed error
+		for failed == nil {
+			_, failed = w.Write([]byte("chunk\n"))
+			w.(http.Flusher).Flush()
+			c.Header().Set("X-Late", "1")
+		}
+		if !errors.Is(failed, http.ErrHandlerTimeout) {
+			t.Errorf("write after the deadline: %v, want http.ErrHandlerTimeout", failed)
+		}
+		return failed
+	})
+	srv := httptest.NewServer(app)
+	defer srv.Close()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			res, err := http.Get(srv.URL + "/stream")
+			if err == nil {
+				_, err = io.ReadAll(res.Body)
+				res.Body.Close()
+			}
+			if err == nil {
+				t.Error("an aborted stream read as complete")
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestTimeoutStreamingAndFastHandlers(t *testing.T) {
+	app := timeoutApp(time.Second)
+	var kept context.Context
+	app.Get("/fast", func(c *plinth.Ctx) error {
+		kept = c.Context()
+		if d, ok := kept.Deadline(); !ok || time.Until(d) > time.Second {
+			return plinth.Errorf(500, "deadline %v %v", d, ok)
+		}
+		_, _ = c.Writer().Write([]byte("a"))
+		c.Writer().(http.Flusher).Flush()
+		return c.Text(200, "b")
+	})
+	rec := serve(app, "GET", "/fast")
+	if rec.Code != 200 || rec.Body.String() != "ab" || !rec.Flushed {
+		t.Fatalf("%d %q flushed=%v", rec.Code, rec.Body, rec.Flushed)
+	}
+	select {
+	case <-kept.Done():
+		if !errors.Is(kept.Err(), context.Canceled) {
+			t.Errorf("context kept past the handler: %v, want Canceled", kept.Err())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler's context was not cancelled when it returned")
+	}
+}
+
+func TestTimeoutForwardsParentCancellation(t *testing.T) {
+	app := timeoutApp(time.Minute)
+	got := make(chan error, 1)
+	app.Get("/wait", func(c *plinth.Ctx) error {
+		<-c.Context().Done()
+		got <- c.Context().Err()
+		return nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequest("GET", "/wait", nil).WithContext(ctx)
+	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	app.ServeHTTP(httptest.NewRecorder(), req)
+	if err := <-got; !errors.Is(err, context.Canceled) {
+		t.Errorf("client gone: handler saw %v, want Canceled", err)
+	}
+}
+
+func TestTimeoutOffAndSkipped(t *testing.T) {
+	check := func(name string, app *plinth.App) {
+		t.Helper()
+		app.Get("/", func(c *plinth.Ctx) error {
+			if _, ok := c.Context().Deadline(); ok {
+				return plinth.Error(500, "deadline set")
+			}
+			return c.NoContent(204)
+		})
+		if rec := serve(app, "GET", "/"); rec.Code != 204 {
+			t.Errorf("%s: %d %q", name, rec.Code, rec.Body)
+		}
+	}
+	check("HandlerTimeout < 0", timeoutApp(-1))
+
+	// A group switches it off for long-lived responses, or sets its own;
+	// other routes keep the App's.
+	app := timeoutApp(time.Minute)
+	deadline := func(c *plinth.Ctx) error {
+		d, ok := c.Context().Deadline()
+		if !ok {
+			return c.Text(200, "none")
+		}
+		return c.Text(200, time.Until(d).Round(time.Minute).String())
+	}
+	ws := app.Group("/ws")
+	ws.SetHandlerTimeout(-1)
+	ws.Get("/live", deadline)
+	slow := app.Group("/reports")
+	slow.SetHandlerTimeout(10 * time.Minute)
+	slow.Get("/big", deadline)
+	app.Get("/api", deadline)
+	for path, want := range map[string]string{"/ws/live": "none", "/reports/big": "10m0s", "/api": "1m0s"} {
+		if rec := serve(app, "GET", path); rec.Body.String() != want {
+			t.Errorf("%s: deadline %q, want %q", path, rec.Body, want)
+		}
+	}
+	t.Setenv("PLINTH_SKIP_MIDDLEWARE", "timeout")
+	check("PLINTH_SKIP_MIDDLEWARE=timeout", timeoutApp(0))
+}
