@@ -29,9 +29,12 @@ type App struct {
 	// started is logged instead. Read once, at Build.
 	ErrorHandler func(c *Ctx, err error)
 
-	// HandlerTimeout bounds each handler of an App made by New (see
-	// runWithTimeout's doc in timeout.go): 0 means DefaultHandlerTimeout
-	// (30s), a negative value switches it off. Read once, at Build.
+	// HandlerTimeout bounds each handler of an App made by New: at the
+	// deadline its context is cancelled and its writes fail; a response not
+	// yet started becomes a 503 problem, one already started is aborted. 0
+	// means DefaultHandlerTimeout (30s), a negative value switches it off;
+	// PLINTH_HANDLER_TIMEOUT overrides it ("0" off) and groups override it
+	// with Router.SetHandlerTimeout. Read once, at Build.
 	HandlerTimeout time.Duration
 
 	// Config configures Run and Serve; its zero value means the defaults,

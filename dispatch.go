@@ -1,6 +1,7 @@
 package plinth
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -40,6 +42,16 @@ func newTable(a *App) (*table, error) {
 	}
 	if a.defaults {
 		timeout := a.HandlerTimeout
+		if v, ok := os.LookupEnv("PLINTH_HANDLER_TIMEOUT"); ok && strings.TrimSpace(v) != "" {
+			env, err := time.ParseDuration(strings.TrimSpace(v))
+			if strings.TrimSpace(v) == "0" {
+				env, err = -1, nil
+			}
+			if err != nil || env < -1 {
+				return nil, fmt.Errorf("plinth: bad configuration: PLINTH_HANDLER_TIMEOUT=%q: not a positive duration (use Go syntax such as 30s; 0 switches the timeout off)", v)
+			}
+			timeout = env
+		}
 		switch {
 		case timeout == 0:
 			timeout = DefaultHandlerTimeout

@@ -173,6 +173,18 @@ func TestTimeoutOffAndSkipped(t *testing.T) {
 			t.Errorf("%s: deadline %q, want %q", path, rec.Body, want)
 		}
 	}
+	t.Setenv("PLINTH_HANDLER_TIMEOUT", "0")
+	check("PLINTH_HANDLER_TIMEOUT=0", timeoutApp(time.Minute))
+	t.Setenv("PLINTH_HANDLER_TIMEOUT", "soon")
+	func() {
+		defer func() {
+			if r, _ := recover().(string); !strings.Contains(r, "PLINTH_HANDLER_TIMEOUT") {
+				t.Errorf("a bad PLINTH_HANDLER_TIMEOUT: panic %q, want one naming the variable", r)
+			}
+		}()
+		timeoutApp(0).Build()
+	}()
+	t.Setenv("PLINTH_HANDLER_TIMEOUT", "")
 	t.Setenv("PLINTH_SKIP_MIDDLEWARE", "timeout")
 	check("PLINTH_SKIP_MIDDLEWARE=timeout", timeoutApp(0))
 }
