@@ -92,8 +92,12 @@ func (d *defaultStack) wrap(next HandlerFunc, sec *renderedSecurity, timeout tim
 	}
 	return func(c *Ctx) error {
 		h := c.rw.w.Header()
+		var now time.Time // read once, for the ID and the deadline (a clock read costs ~80 ns on some VMs)
+		if timeout > 0 || d.requestID {
+			now = time.Now()
+		}
 		if d.requestID {
-			d.assignID(c, h)
+			d.assignID(c, h, now)
 		}
 		for _, hv := range sec.headers {
 			h[hv.key] = hv.value
@@ -105,7 +109,7 @@ func (d *defaultStack) wrap(next HandlerFunc, sec *renderedSecurity, timeout tim
 			defer d.recoverPanic(c)
 		}
 		if timeout > 0 {
-			return c.runWithTimeout(next, timeout)
+			return c.runWithTimeout(next, timeout, now)
 		}
 		return next(c)
 	}
@@ -162,13 +166,13 @@ const maxRequestIDLen = 64
 
 // assignID keeps a well-formed incoming X-Request-ID or generates one, and
 // echoes it on the response.
-func (d *defaultStack) assignID(c *Ctx, h http.Header) {
+func (d *defaultStack) assignID(c *Ctx, h http.Header, now time.Time) {
 	if in := c.req.Header["X-Request-Id"]; len(in) == 1 && validRequestID(in[0]) {
 		c.requestID = in[0]
 		h["X-Request-Id"] = in // the request's own slice: no allocation
 		return
 	}
-	id := d.ids.next()
+	id := d.ids.next(now)
 	c.requestID = id.s
 	h["X-Request-Id"] = id.v[:]
 }
@@ -217,9 +221,9 @@ type requestID struct {
 
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
-func (g *idGenerator) next() *requestID {
+func (g *idGenerator) next(now time.Time) *requestID {
 	var raw [16]byte
-	ms := uint64(time.Now().UnixMilli())
+	ms := uint64(now.UnixMilli())
 	raw[0], raw[1], raw[2], raw[3], raw[4], raw[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
 	copy(raw[6:12], g.prefix[:])
 	binary.BigEndian.PutUint32(raw[12:], g.counter.Add(1))

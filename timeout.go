@@ -24,31 +24,40 @@ const DefaultHandlerTimeout = 30 * time.Second
 
 // timeoutState is the per-Ctx part of the timeout: the reusable timer and
 // the context of the request in flight, guarded by mu against the timer.
+//
+// The timer is re-armed lazily: a request leaves it alone when it already
+// fires no later than the request's deadline (the previous request's
+// deadline, usually), and a firing that comes before the current deadline
+// re-arms it for the rest. So a stream of quick requests on one Ctx resets
+// the timer about once per timeout, not once per request.
 type timeoutState struct {
-	mu    sync.Mutex
-	timer *time.Timer
-	cur   *deadlineCtx // the request in flight, nil between requests
+	mu      sync.Mutex
+	timer   *time.Timer
+	firesAt time.Time    // when the armed timer fires; zero when not armed
+	cur     *deadlineCtx // the request in flight, nil between requests
 }
 
 // runWithTimeout runs next with a deadline of d.
-func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration) (err error) {
+func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (err error) {
 	r0 := c.req
-	dc := &deadlineCtx{parent: r0.Context(), deadline: time.Now().Add(d)}
+	dc := &deadlineCtx{parent: r0.Context(), deadline: now.Add(d)}
 	st := &c.timeout
 	st.mu.Lock()
 	st.cur = dc
 	c.rw.timedOut.Store(false)
-	st.mu.Unlock()
-	if st.timer == nil {
+	switch {
+	case st.timer == nil:
 		st.timer = time.AfterFunc(d, c.onDeadline)
-	} else {
+		st.firesAt = dc.deadline
+	case st.firesAt.IsZero() || st.firesAt.After(dc.deadline):
 		st.timer.Reset(d)
+		st.firesAt = dc.deadline
 	}
+	st.mu.Unlock()
 	c.req = r0.WithContext(dc)
 	defer func() {
-		st.timer.Stop()
 		st.mu.Lock()
-		st.cur = nil
+		st.cur = nil // the timer stays armed; a firing then finds no request
 		st.mu.Unlock()
 		dc.cancel(context.Canceled) // as a WithTimeout's cancel would
 		c.req = r0
@@ -70,14 +79,20 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration) (err error) {
 	return next(c)
 }
 
-// onDeadline is the timer's callback. A callback meant for an earlier
-// request that arrives late finds a later deadline, or none, and does
-// nothing.
+// onDeadline is the timer's callback. Between requests it finds none and
+// disarms; before the current request's deadline (it was armed for an
+// earlier one) it re-arms for the rest.
 func (c *Ctx) onDeadline() {
 	st := &c.timeout
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.cur == nil || time.Now().Before(st.cur.deadline) {
+	st.firesAt = time.Time{}
+	if st.cur == nil {
+		return
+	}
+	if left := time.Until(st.cur.deadline); left > 0 {
+		st.timer.Reset(left)
+		st.firesAt = st.cur.deadline
 		return
 	}
 	c.rw.timedOut.Store(true)
