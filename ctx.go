@@ -84,8 +84,8 @@ func (c *Ctx) reset(w http.ResponseWriter, r *http.Request) {
 func (c *Ctx) release() {
 	// c.vals is not cleared: values are only read below nvals, which the
 	// next lookup sets, and what the stale strings keep alive (pieces of an
-	// earlier path) is small and dropped with the pool at the next GC. The
-	// clear measured about 3% of a whole routing request.
+	// earlier path) is small and dropped with the pool at the next GC, while
+	// the clear showed up in CPU profiles of the routing benchmarks.
 	c.w, c.req, c.rw.w = nil, nil, nil
 	c.route, c.nvals, c.inCtx = nil, 0, false
 	c.requestID, c.location, c.nonce = "", "", ""

@@ -197,8 +197,10 @@ func (t *table) dispatch(c *Ctx) {
 		clean = cleanPath(path) // CONNECT paths are matched as they are
 	}
 	var rt *route
-	if e := t.static.get(clean); e != nil && !m.generic {
-		rt = m.accept(e)
+	if !m.generic {
+		if e := t.static.get(clean); e != nil {
+			rt = m.accept(e)
+		}
 	}
 	if rt == nil {
 		rt = t.root.lookup(clean, &m)
@@ -265,7 +267,7 @@ func (t *table) serveRoute(c *Ctx, rt *route, n int) {
 		return
 	}
 	if err := rt.serve(c); err != nil {
-		t.handleError(c, err)
+		c.handleError(err)
 	}
 }
 
@@ -295,7 +297,7 @@ func (t *table) serveMiss(c *Ctx, path string, m *matcher) {
 
 func (t *table) run(c *Ctx, h HandlerFunc) {
 	if err := h(c); err != nil {
-		t.handleError(c, err)
+		c.handleError(err)
 	}
 }
 

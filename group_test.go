@@ -190,7 +190,6 @@ func TestMount(t *testing.T) {
 // native handler inside must write through the wrapper and see the new
 // request, and the native middleware outside must get the originals back.
 func TestStdMiddlewareAroundNativeHandler(t *testing.T) {
-	type key struct{}
 	app := plinth.Bare()
 	app.UseNative(func(next plinth.HandlerFunc) plinth.HandlerFunc {
 		return func(c *plinth.Ctx) error {

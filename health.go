@@ -116,8 +116,7 @@ func (h *health) runChecks() []string {
 	return failed
 }
 
-// serveProbe answers a probe request. Liveness is 200 while the process
-// serves; readiness is 503 while draining or while a check fails.
+// serveLive answers the liveness probe: 200 while the process serves.
 func (h *health) serveLive(w http.ResponseWriter) {
 	w.Header()["Content-Type"] = textContentType
 	w.Header()["Cache-Control"] = noStore
@@ -127,6 +126,8 @@ func (h *health) serveLive(w http.ResponseWriter) {
 
 var noStore = []string{"no-store"}
 
+// serveReady answers the readiness probe: 503 while draining or while a
+// check fails, 200 otherwise.
 func (h *health) serveReady(w http.ResponseWriter, r *http.Request, ttl time.Duration) {
 	w.Header()["Cache-Control"] = noStore
 	if h.draining.Load() {

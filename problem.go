@@ -245,8 +245,6 @@ func (c *Ctx) handleError(err error) {
 	c.RenderError(err)
 }
 
-func (t *table) handleError(c *Ctx, err error) { c.handleError(err) }
-
 // RenderError writes err with the built-in renderer, for custom
 // ErrorHandlers that want to fall back to it: a *Problem (found with
 // errors.As) as itself; an *http.MaxBytesError as 413; a read past its

@@ -37,6 +37,19 @@ func (fw Framework) Build(routes []Route) (h http.Handler, err error) {
 	return fw.New(routes), nil
 }
 
+// stdHandler is rt's shared handler in net/http form, for the routers that
+// take plain handlers; id reads the "id" path parameter their own way.
+func stdHandler(rt Route, id func(*http.Request) string) http.HandlerFunc {
+	switch rt.Kind {
+	case KindHello:
+		return func(w http.ResponseWriter, r *http.Request) { writeHello(w) }
+	case KindAccount:
+		return func(w http.ResponseWriter, r *http.Request) { writeAccount(w, id(r)) }
+	}
+	body := rt.Body
+	return func(w http.ResponseWriter, r *http.Request) { w.Write(body) }
+}
+
 // The net/http forms of the shared handlers, used as they are by std, chi and
 // httprouter; each of those only says where its "id" parameter comes from.
 

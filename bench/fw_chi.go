@@ -10,16 +10,7 @@ import (
 func newChi(routes []Route) http.Handler {
 	mux := chi.NewRouter()
 	for _, rt := range routes {
-		var h http.HandlerFunc
-		switch rt.Kind {
-		case KindHello:
-			h = func(w http.ResponseWriter, r *http.Request) { writeHello(w) }
-		case KindAccount:
-			h = func(w http.ResponseWriter, r *http.Request) { writeAccount(w, chi.URLParam(r, "id")) }
-		default:
-			body := rt.Body
-			h = func(w http.ResponseWriter, r *http.Request) { w.Write(body) }
-		}
+		h := stdHandler(rt, func(r *http.Request) string { return chi.URLParam(r, "id") })
 		mux.MethodFunc(rt.Method, ChiPath(rt.Path), h)
 	}
 	return mux

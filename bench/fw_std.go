@@ -6,16 +6,7 @@ import "net/http"
 func newStd(routes []Route) http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range routes {
-		var h http.HandlerFunc
-		switch rt.Kind {
-		case KindHello:
-			h = func(w http.ResponseWriter, r *http.Request) { writeHello(w) }
-		case KindAccount:
-			h = func(w http.ResponseWriter, r *http.Request) { writeAccount(w, r.PathValue("id")) }
-		default:
-			body := rt.Body
-			h = func(w http.ResponseWriter, r *http.Request) { w.Write(body) }
-		}
+		h := stdHandler(rt, func(r *http.Request) string { return r.PathValue("id") })
 		mux.HandleFunc(rt.Method+" "+MuxPath(rt.Path), h)
 	}
 	return mux
