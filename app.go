@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -36,6 +37,16 @@ type App struct {
 	// PLINTH_HANDLER_TIMEOUT overrides it ("0" off) and groups override it
 	// with Router.SetHandlerTimeout. Read once, at Build.
 	HandlerTimeout time.Duration
+
+	// TrustedProxies lists the peers (CIDR prefixes; a single address is a
+	// /32 or /128) whose forwarding headers are believed: Forwarded,
+	// X-Forwarded-For and X-Forwarded-Proto. Ctx.ClientIP and Ctx.Secure
+	// read them, and so does the default layer's Strict-Transport-Security
+	// (sent over TLS, or when a trusted proxy says the client used HTTPS).
+	// Default none: forwarding headers are ignored. PLINTH_TRUSTED_PROXIES
+	// (comma-separated) replaces it; a bad value fails Build. Read once, at
+	// Build.
+	TrustedProxies []netip.Prefix
 
 	// Config configures Run and Serve; its zero value means the defaults,
 	// and PLINTH_* environment variables override it. See Config.

@@ -47,7 +47,9 @@ type Ctx struct {
 	nvals int
 	inCtx bool // req carries this Ctx in its context
 
-	requestID string // set by the request ID layer
+	requestID string     // set by the request ID layer
+	client    netip.Addr // ClientIP, once clientSet
+	clientSet bool
 	nonce     string // set by CSPNonce
 	timeout   timeoutState
 	location  string // target of a fallback redirect
@@ -87,7 +89,7 @@ func (c *Ctx) release() {
 	// earlier path) is small and dropped with the pool at the next GC, while
 	// the clear showed up in CPU profiles of the routing benchmarks.
 	c.w, c.req, c.rw.w = nil, nil, nil
-	c.route, c.nvals, c.inCtx = nil, 0, false
+	c.route, c.nvals, c.inCtx, c.clientSet = nil, 0, false, false
 	c.requestID, c.location, c.nonce = "", "", ""
 	if c.buf.Cap() > maxPooledBuffer {
 		c.buf = bytes.Buffer{}
@@ -104,6 +106,24 @@ func (c *Ctx) Request() *http.Request { return c.req }
 // Writer returns the response writer. It records the status for the error
 // path and supports Flush, Hijack and http.ResponseController.
 func (c *Ctx) Writer() http.ResponseWriter { return c.w }
+
+// SetWriter replaces the writer that the rest of the chain (inner middleware
+// and the handler) writes to, for native middleware that wraps it: a
+// compressor, a recorder. The wrapper should write through the previous
+// Writer, so that Status, Written and BytesWritten stay true, and the
+// middleware must put the previous writer back before it returns. Errors
+// that inner code returns are rendered to the writer in place when they are
+// rendered: call WriteError before restoring to send them through the
+// wrapper.
+func (c *Ctx) SetWriter(w http.ResponseWriter) { c.w = w }
+
+// SetRequest replaces the request that the rest of the chain sees, for native
+// middleware that rewrites it (r.WithContext, a changed RemoteAddr). Path
+// values and the route stay those of the original request.
+func (c *Ctx) SetRequest(r *http.Request) {
+	c.req = r
+	c.inCtx = CtxFrom(r) == c
+}
 
 // Context returns the request's context.
 func (c *Ctx) Context() context.Context { return c.req.Context() }
@@ -192,6 +212,21 @@ func (c *Ctx) Header() http.Header { return c.w.Header() }
 // Status returns the response status written so far, or 0 if the response
 // has not started.
 func (c *Ctx) Status() int { return c.rw.status }
+
+// BytesWritten returns the number of response body bytes written so far (as
+// the handler wrote them, before any compression by an outer layer).
+func (c *Ctx) BytesWritten() int64 { return c.rw.size }
+
+// WriteError renders err as the response now, through the App's
+// ErrorHandler (the built-in problem renderer by default), or logs it if the
+// response has already started. Native middleware that must see the final
+// status (an access log, a compressor) calls it for an error returned by
+// next, and then returns nil. A nil err does nothing.
+func (c *Ctx) WriteError(err error) {
+	if err != nil {
+		c.handleError(err)
+	}
+}
 
 // Written reports whether the response has started.
 func (c *Ctx) Written() bool { return c.rw.status != 0 }

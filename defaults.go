@@ -102,7 +102,7 @@ func (d *defaultStack) wrap(next HandlerFunc, sec *renderedSecurity, timeout tim
 		for _, hv := range sec.headers {
 			h[hv.key] = hv.value
 		}
-		if sec.hsts != nil && c.req.TLS != nil {
+		if sec.hsts != nil && (c.req.TLS != nil || len(c.t.trusted) > 0 && c.Secure()) {
 			h["Strict-Transport-Security"] = sec.hsts
 		}
 		if d.recover {
@@ -127,7 +127,7 @@ func (d *defaultStack) recoverPanic(c *Ctx) {
 	if p == http.ErrAbortHandler {
 		panic(p)
 	}
-	d.logger.LogAttrs(c.req.Context(), slog.LevelError, "plinth: panic in handler",
+	c.logger().LogAttrs(c.req.Context(), slog.LevelError, "plinth: panic in handler",
 		slog.Any("panic", p), slog.String("request_id", c.requestID), slog.String("method", c.req.Method),
 		slog.String("path", c.req.URL.Path), slog.String("pattern", c.Pattern()), slog.String("stack", string(debug.Stack())))
 	if c.Written() {

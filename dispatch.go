@@ -28,6 +28,7 @@ type table struct {
 	allMask   uint64                        // every method some route registers
 	scopes    []*scope                      // innermost first; the App's root scope is last
 	logger    *slog.Logger
+	trusted   trustedProxies // App.TrustedProxies or PLINTH_TRUSTED_PROXIES
 	onError   func(*Ctx, error)
 	pool      sync.Pool
 
@@ -40,6 +41,11 @@ func newTable(a *App) (*table, error) {
 	if t.logger == nil {
 		t.logger = slog.Default()
 	}
+	tp, err := resolveTrustedProxies(a)
+	if err != nil {
+		return nil, err
+	}
+	t.trusted = tp
 	if a.defaults {
 		timeout := a.HandlerTimeout
 		if v, ok := os.LookupEnv("PLINTH_HANDLER_TIMEOUT"); ok && strings.TrimSpace(v) != "" {

@@ -98,6 +98,11 @@ func securityFor(g *Router) *renderedSecurity {
 			}
 		}
 	}
+	return renderSecurity(set)
+}
+
+// renderSecurity renders set, an empty value meaning no header.
+func renderSecurity(set SecurityHeaders) *renderedSecurity {
 	rs := &renderedSecurity{}
 	for k, v := range set {
 		if v == "" {

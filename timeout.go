@@ -43,6 +43,10 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 	dc := &deadlineCtx{parent: r0.Context(), deadline: now.Add(d)}
 	st := &c.timeout
 	st.mu.Lock()
+	prev := st.cur // an enclosing timeout (a Timeout layer inside New's)
+	if prev != nil && prev.deadline.Before(dc.deadline) {
+		dc.deadline = prev.deadline
+	}
 	st.cur = dc
 	c.rw.timedOut.Store(false)
 	switch {
@@ -57,7 +61,7 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 	c.req = r0.WithContext(dc)
 	defer func() {
 		st.mu.Lock()
-		st.cur = nil // the timer stays armed; a firing then finds no request
+		st.cur = prev // the timer stays armed; a firing then finds the enclosing request or none
 		st.mu.Unlock()
 		dc.cancel(context.Canceled) // as a WithTimeout's cancel would
 		c.req = r0

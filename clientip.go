@@ -1,0 +1,230 @@
+package plinth
+
+import (
+	"fmt"
+	"net/http"
+	"net/netip"
+	"os"
+	"strings"
+)
+
+// trustedProxies is the set of peers whose forwarding headers are believed.
+type trustedProxies []netip.Prefix
+
+func (tp trustedProxies) contains(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range tp {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseTrustedProxies reads a comma-separated list of CIDR prefixes or single
+// addresses, as PLINTH_TRUSTED_PROXIES holds them.
+func parseTrustedProxies(s string) (trustedProxies, error) {
+	var tp trustedProxies
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			tp = append(tp, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil || a.Zone() != "" {
+			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR prefix", f)
+		}
+		a = a.Unmap()
+		tp = append(tp, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return tp, nil
+}
+
+// resolveTrustedProxies combines App.TrustedProxies with
+// PLINTH_TRUSTED_PROXIES, which replaces them when set.
+func resolveTrustedProxies(a *App) (trustedProxies, error) {
+	tp := make(trustedProxies, 0, len(a.TrustedProxies))
+	for _, p := range a.TrustedProxies {
+		if !p.IsValid() {
+			return nil, fmt.Errorf("plinth: App.TrustedProxies holds an invalid prefix")
+		}
+		tp = append(tp, p.Masked())
+	}
+	if v, ok := os.LookupEnv("PLINTH_TRUSTED_PROXIES"); ok {
+		env, err := parseTrustedProxies(v)
+		if err != nil {
+			return nil, fmt.Errorf("plinth: bad configuration: PLINTH_TRUSTED_PROXIES=%q: %v", v, err)
+		}
+		tp = env
+	}
+	return tp, nil
+}
+
+// ClientIP returns the address of the client. It is the connection's peer,
+// unless the peer is one of App.TrustedProxies: then the forwarding headers
+// are read right to left, each hop added by a trusted proxy, and the first
+// address that is not itself a trusted proxy is the client. Forwarded (RFC
+// 7239) is read when present, X-Forwarded-For otherwise. A hop that does not
+// parse stops the walk at the proxy that wrote it; when every hop is trusted
+// the leftmost is the client. Headers from untrusted peers are never read.
+// The result is computed once per request; with no trusted proxies it is the
+// peer, at no cost beyond PeerAddr. IPv4-mapped IPv6 addresses are unmapped.
+func (c *Ctx) ClientIP() netip.Addr {
+	if !c.clientSet {
+		c.client = c.resolveClient()
+		c.clientSet = true
+	}
+	return c.client
+}
+
+func (c *Ctx) resolveClient() netip.Addr {
+	peer := c.PeerAddr().Addr().Unmap()
+	tp := c.trusted()
+	if len(tp) == 0 || !tp.contains(peer) {
+		return peer
+	}
+	h := c.req.Header
+	if fw := h.Values("Forwarded"); len(fw) > 0 {
+		return walkHops(peer, tp, fw, forwardedFor)
+	}
+	if xff := h.Values("X-Forwarded-For"); len(xff) > 0 {
+		return walkHops(peer, tp, xff, func(s string) (netip.Addr, bool) { return parseHop(s) })
+	}
+	return peer
+}
+
+// walkHops walks the comma-separated hops of the header lines from the
+// right; hop extracts an element's address.
+func walkHops(peer netip.Addr, tp trustedProxies, lines []string, hop func(string) (netip.Addr, bool)) netip.Addr {
+	last := peer // the nearest trusted hop so far
+	for i := len(lines) - 1; i >= 0; i-- {
+		line := lines[i]
+		for line != "" {
+			var elem string
+			if j := strings.LastIndexByte(line, ','); j >= 0 {
+				line, elem = line[:j], line[j+1:]
+			} else {
+				line, elem = "", line
+			}
+			elem = strings.TrimSpace(elem)
+			if elem == "" {
+				continue
+			}
+			a, ok := hop(elem)
+			if !ok {
+				return last
+			}
+			if !tp.contains(a) {
+				return a
+			}
+			last = a
+		}
+	}
+	return last
+}
+
+// parseHop parses one X-Forwarded-For element or Forwarded node: an address,
+// possibly bracketed and with a port.
+func parseHop(s string) (netip.Addr, bool) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return netip.Addr{}, false
+		}
+		s = s[1:end]
+	} else if strings.Count(s, ":") == 1 {
+		s = s[:strings.IndexByte(s, ':')] // IPv4 with a port
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil || a.Zone() != "" {
+		return netip.Addr{}, false
+	}
+	return a.Unmap(), true
+}
+
+// forwardedFor extracts the for= address of one Forwarded element
+// (for=192.0.2.1;proto=https, for="[2001:db8::1]:443"). An element without
+// for=, or with an obfuscated or unknown node, does not parse.
+func forwardedFor(elem string) (netip.Addr, bool) {
+	v, ok := forwardedParam(elem, "for")
+	if !ok {
+		return netip.Addr{}, false
+	}
+	return parseHop(v)
+}
+
+// forwardedParam returns the value of name in one Forwarded element, quotes
+// removed.
+func forwardedParam(elem, name string) (string, bool) {
+	for elem != "" {
+		var pair string
+		pair, elem, _ = strings.Cut(elem, ";")
+		k, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), name) {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+			v = v[1 : len(v)-1]
+		}
+		return v, true
+	}
+	return "", false
+}
+
+// Secure reports whether the client reached the service over HTTPS: the
+// connection is TLS, or the peer is a trusted proxy (App.TrustedProxies) that
+// says so in the last element of Forwarded (proto=https) or, without
+// Forwarded, the last value of X-Forwarded-Proto. The default layer sends
+// Strict-Transport-Security only when Secure is true.
+func (c *Ctx) Secure() bool {
+	if c.req.TLS != nil {
+		return true
+	}
+	tp := c.trusted()
+	if len(tp) == 0 || !tp.contains(c.PeerAddr().Addr()) {
+		return false
+	}
+	return forwardedHTTPS(c.req.Header)
+}
+
+// Scheme returns "https" when Secure, "http" otherwise.
+func (c *Ctx) Scheme() string {
+	if c.Secure() {
+		return "https"
+	}
+	return "http"
+}
+
+// forwardedHTTPS reads the nearest proxy's protocol claim.
+func forwardedHTTPS(h http.Header) bool {
+	if fw := h.Values("Forwarded"); len(fw) > 0 {
+		last := fw[len(fw)-1]
+		if j := strings.LastIndexByte(last, ','); j >= 0 {
+			last = last[j+1:]
+		}
+		proto, _ := forwardedParam(last, "proto")
+		return strings.EqualFold(proto, "https")
+	}
+	xfp := h.Values("X-Forwarded-Proto")
+	if len(xfp) == 0 {
+		return false
+	}
+	last := xfp[len(xfp)-1]
+	if j := strings.LastIndexByte(last, ','); j >= 0 {
+		last = last[j+1:]
+	}
+	return strings.EqualFold(strings.TrimSpace(last), "https")
+}
+
+func (c *Ctx) trusted() trustedProxies {
+	if c.t == nil {
+		return nil
+	}
+	return c.t.trusted
+}
