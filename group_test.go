@@ -234,3 +234,14 @@ func TestState(t *testing.T) {
 		t.Fatalf("got %q", rec.Body)
 	}
 }
+
+func TestRouterPrefixAndApp(t *testing.T) {
+	app := plinth.Bare()
+	v1 := app.Group("/api").Group("/v1")
+	if app.Prefix() != "" || v1.Prefix() != "/api/v1" {
+		t.Errorf("prefixes %q %q, want \"\" and /api/v1", app.Prefix(), v1.Prefix())
+	}
+	if v1.App() != app || app.App() != app {
+		t.Error("App() does not return the owning App")
+	}
+}

@@ -150,6 +150,14 @@ func errOr(err error, s string) string {
 	return s
 }
 
+// Prefix returns the full path prefix of this scope ("" for the App, "/api/v1"
+// for a group made by app.Group("/api").Group("/v1")), for packages that
+// register routes on a group given to them.
+func (rt *Router) Prefix() string { return rt.prefix }
+
+// App returns the App this router belongs to.
+func (rt *Router) App() *App { return rt.app }
+
 // With returns a group without a prefix whose middleware wraps only the
 // routes registered through it (route-level middleware): matched routes, never
 // the 404 or 405 answers.
