@@ -20,9 +20,22 @@ import (
 // used outside Plinth; the router recognises it and calls it directly.
 type HandlerFunc func(c *Ctx) error
 
-// ServeHTTP runs h outside a Plinth router, with a fresh Ctx (no path
-// values) and the built-in error renderer.
+// ServeHTTP runs h. Inside a Plinth App, where h was wrapped by a plain
+// handler (Mount's prefix stripping, http.StripPrefix, a standard
+// middleware), it uses the request's Ctx with w and r in place, so the route,
+// path values, request ID and the App's ErrorHandler stay in effect. Outside
+// Plinth it runs with a fresh Ctx (no path values) and the built-in error
+// renderer.
 func (h HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if c := CtxFrom(r); c != nil {
+		w0, r0 := c.w, c.req
+		c.w, c.req = w, r
+		if err := h(c); err != nil {
+			c.handleError(err)
+		}
+		c.w, c.req = w0, r0
+		return
+	}
 	c := newCtx(nil)
 	c.reset(w, r)
 	if err := h(c); err != nil {

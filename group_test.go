@@ -1,6 +1,7 @@
 package plinth_test
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -243,5 +244,26 @@ func TestRouterPrefixAndApp(t *testing.T) {
 	}
 	if v1.App() != app || app.App() != app {
 		t.Error("App() does not return the owning App")
+	}
+}
+
+// A native handler reached through a plain wrapper (Mount strips the prefix
+// with a plain handler) runs on the request's own Ctx: the App's
+// ErrorHandler applies and the request ID is the one the default layer set.
+func TestHandlerFuncInsideMountUsesRequestCtx(t *testing.T) {
+	app := plinth.New()
+	app.ErrorHandler = func(c *plinth.Ctx, err error) { _ = c.Text(418, "custom: "+err.Error()) }
+	app.Mount("/files", plinth.HandlerFunc(func(c *plinth.Ctx) error {
+		if c.Request().URL.Path == "/fail" {
+			return errors.New("nope")
+		}
+		return c.Text(200, c.Request().URL.Path+" "+c.RequestID())
+	}))
+	rec := serve(app, "GET", "/files/a.txt")
+	if rec.Code != 200 || rec.Body.String() != "/a.txt "+rec.Header().Get("X-Request-Id") {
+		t.Errorf("got %d %q (id %q)", rec.Code, rec.Body, rec.Header().Get("X-Request-Id"))
+	}
+	if rec := serve(app, "GET", "/files/fail"); rec.Code != 418 || rec.Body.String() != "custom: nope" {
+		t.Errorf("error through Mount: %d %q, want the App's ErrorHandler", rec.Code, rec.Body)
 	}
 }
