@@ -226,8 +226,9 @@ func (c *Ctx) Header() http.Header { return c.w.Header() }
 // has not started.
 func (c *Ctx) Status() int { return c.rw.status }
 
-// BytesWritten returns the number of response body bytes written so far (as
-// the handler wrote them, before any compression by an outer layer).
+// BytesWritten returns the number of response body bytes sent so far: what
+// reached the server's writer, so after compression by a layer that wraps
+// the writer.
 func (c *Ctx) BytesWritten() int64 { return c.rw.size }
 
 // WriteError renders err as the response now, through the App's

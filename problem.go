@@ -213,6 +213,7 @@ func appendJSONString(b []byte, s string) []byte {
 func (c *Ctx) writeProblem(p *Problem) {
 	c.out = p.appendJSON(c.out[:0], c.requestID)
 	h := c.w.Header()
+	dropRepresentation(h)
 	h["Content-Type"] = problemContentType
 	c.w.WriteHeader(p.StatusCode())
 	_, _ = c.w.Write(c.out)
@@ -225,9 +226,24 @@ func (c *Ctx) writeProblemBody(p *Problem, body []byte) {
 		c.writeProblem(p)
 		return
 	}
-	c.w.Header()["Content-Type"] = problemContentType
+	h := c.w.Header()
+	dropRepresentation(h)
+	h["Content-Type"] = problemContentType
 	c.w.WriteHeader(p.StatusCode())
 	_, _ = c.w.Write(body)
+}
+
+// dropRepresentation removes headers a handler may have set for the response
+// it meant to send, which would mislabel the problem document sent instead.
+// A compressing writer sets Content-Encoding again when it encodes the
+// problem.
+func dropRepresentation(h http.Header) {
+	if len(h) > 0 {
+		delete(h, "Content-Encoding")
+		delete(h, "Content-Length")
+		delete(h, "Etag")
+		delete(h, "Last-Modified")
+	}
 }
 
 // handleError turns err into a response, or logs it if the response has

@@ -152,3 +152,27 @@ func FuzzProblemDetail(f *testing.F) {
 		}
 	})
 }
+
+// A handler that set representation headers and then failed: the problem
+// document must not go out labelled as gzip or with a stale length or tag.
+func TestProblemDropsRepresentationHeaders(t *testing.T) {
+	app := plinth.Bare()
+	app.Get("/", func(c *plinth.Ctx) error {
+		h := c.Header()
+		h.Set("Content-Encoding", "gzip")
+		h.Set("Content-Length", "12345")
+		h.Set("ETag", `"abc"`)
+		h.Set("Last-Modified", "Mon, 30 Nov 2026 10:00:00 GMT")
+		h.Set("Cache-Control", "no-store")
+		return plinth.Error(409, "conflict")
+	})
+	rec := serve(app, "GET", "/")
+	for _, k := range []string{"Content-Encoding", "Content-Length", "ETag", "Last-Modified"} {
+		if v := rec.Header().Get(k); v != "" {
+			t.Errorf("problem response kept %s: %q", k, v)
+		}
+	}
+	if rec.Code != 409 || rec.Header().Get("Cache-Control") != "no-store" || rec.Header().Get("Content-Type") != "application/problem+json" {
+		t.Errorf("%d %v", rec.Code, rec.Header())
+	}
+}
