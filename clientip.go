@@ -31,7 +31,7 @@ func parseTrustedProxies(s string) (trustedProxies, error) {
 			continue
 		}
 		if p, err := netip.ParsePrefix(f); err == nil {
-			tp = append(tp, p.Masked())
+			tp = append(tp, unmapPrefix(p))
 			continue
 		}
 		a, err := netip.ParseAddr(f)
@@ -44,6 +44,16 @@ func parseTrustedProxies(s string) (trustedProxies, error) {
 	return tp, nil
 }
 
+// unmapPrefix masks p and turns an IPv4-mapped IPv6 prefix (::ffff:10.0.0.0/104)
+// into its IPv4 form, since addresses are unmapped before matching.
+func unmapPrefix(p netip.Prefix) netip.Prefix {
+	p = p.Masked()
+	if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
+		return netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+	}
+	return p
+}
+
 // resolveTrustedProxies combines App.TrustedProxies with
 // PLINTH_TRUSTED_PROXIES, which replaces them when set.
 func resolveTrustedProxies(a *App) (trustedProxies, error) {
@@ -52,7 +62,7 @@ func resolveTrustedProxies(a *App) (trustedProxies, error) {
 		if !p.IsValid() {
 			return nil, fmt.Errorf("plinth: App.TrustedProxies holds an invalid prefix")
 		}
-		tp = append(tp, p.Masked())
+		tp = append(tp, unmapPrefix(p))
 	}
 	if v, ok := os.LookupEnv("PLINTH_TRUSTED_PROXIES"); ok {
 		env, err := parseTrustedProxies(v)

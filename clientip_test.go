@@ -190,3 +190,18 @@ func FuzzClientIP(f *testing.F) {
 		}
 	})
 }
+
+// IPv4-mapped prefixes match the (unmapped) IPv4 peers they describe.
+func TestTrustedProxiesMappedPrefix(t *testing.T) {
+	app := plinth.Bare()
+	app.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("::ffff:10.0.0.0/104")}
+	app.Get("/", func(c *plinth.Ctx) error { return c.Text(200, c.ClientIP().String()) })
+	req := httptest.NewRequest("GET", "/", nil)
+	req.RemoteAddr = "10.0.0.1:1"
+	req.Header.Set("X-Forwarded-For", "198.51.100.7")
+	rec := httptest.NewRecorder()
+	app.ServeHTTP(rec, req)
+	if rec.Body.String() != "198.51.100.7" {
+		t.Errorf("got %q, want 198.51.100.7", rec.Body)
+	}
+}

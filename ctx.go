@@ -61,6 +61,7 @@ type Ctx struct {
 	inCtx bool // req carries this Ctx in its context
 
 	requestID string     // set by the request ID layer
+	remote    string     // the connection's RemoteAddr, whatever middleware does to the request
 	client    netip.Addr // ClientIP, once clientSet
 	clientSet bool
 	nonce     string // set by CSPNonce
@@ -94,6 +95,7 @@ func (c *Ctx) reset(w http.ResponseWriter, r *http.Request) {
 	c.rw.timedOut.Store(false)
 	c.w = &c.rw
 	c.req = r
+	c.remote = r.RemoteAddr
 }
 
 func (c *Ctx) release() {
@@ -168,11 +170,12 @@ func (c *Ctx) Pattern() string {
 }
 
 // PeerAddr returns the address of the connection's remote end, parsed from
-// the request's RemoteAddr without allocating, or the zero AddrPort if it is
-// not an IP address and port. Behind a proxy this is the proxy: the client's
-// address comes from the real IP middleware.
+// the RemoteAddr the request arrived with (middleware that rewrites
+// RemoteAddr, such as middleware.RealIP, does not change it) without
+// allocating, or the zero AddrPort if it is not an IP address and port.
+// Behind a proxy this is the proxy: the client's address is ClientIP.
 func (c *Ctx) PeerAddr() netip.AddrPort {
-	ap, err := netip.ParseAddrPort(c.req.RemoteAddr)
+	ap, err := netip.ParseAddrPort(c.remote)
 	if err != nil {
 		return netip.AddrPort{}
 	}
