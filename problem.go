@@ -266,11 +266,13 @@ func (c *Ctx) handleError(err error) {
 // errors.As) as itself; an *http.MaxBytesError as 413; a read past its
 // deadline (os.ErrDeadlineExceeded: a body sent too slowly) as 408; anything
 // else as a 500
-// whose text is logged, never sent. Problems with status 500 or more are
-// logged with their cause.
+// whose text is logged, never sent. A Problem with status 500, or with any
+// 5xx status and a cause (Problem.Wrap), is logged with its cause; a
+// deliberate 5xx without a cause (a 503 from load shedding or maintenance
+// mode) is not, so that refusals under overload do not flood the log.
 func (c *Ctx) RenderError(err error) {
 	if p, ok := errors.AsType[*Problem](err); ok {
-		if p.StatusCode() >= 500 {
+		if s := p.StatusCode(); s == http.StatusInternalServerError || s > 500 && p.cause != nil {
 			c.logError(err)
 		}
 		c.writeProblem(p)

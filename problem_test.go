@@ -176,3 +176,26 @@ func TestProblemDropsRepresentationHeaders(t *testing.T) {
 		t.Errorf("%d %v", rec.Code, rec.Header())
 	}
 }
+
+// Which 5xx problems are logged: a 500, or any 5xx with a cause; a
+// deliberate 503 without one (load shedding, maintenance) is not.
+func TestProblemLogging(t *testing.T) {
+	for _, tc := range []struct {
+		err    error
+		logged bool
+	}{
+		{plinth.Error(500, "broken"), true},
+		{plinth.Error(503, "shedding load"), false},
+		{plinth.Error(502, "upstream").Wrap(errors.New("dial tcp: refused")), true},
+		{plinth.Error(404, "missing").Wrap(errors.New("sql: no rows")), false},
+	} {
+		var logs bytes.Buffer
+		app := plinth.Bare()
+		app.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		app.Get("/", func(c *plinth.Ctx) error { return tc.err })
+		serve(app, "GET", "/")
+		if got := logs.Len() > 0; got != tc.logged {
+			t.Errorf("%v: logged %v, want %v (%q)", tc.err, got, tc.logged, logs.String())
+		}
+	}
+}
