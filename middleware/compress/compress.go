@@ -1,0 +1,371 @@
+package compress
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/plinth-go/plinth"
+)
+
+// Defaults. The levels favour speed: a response is compressed on every
+// request, so the CPU spent per byte matters more than the last few percent
+// of size, which static assets (compressed once, ahead of time) can chase.
+// The reasons below come from encoding 4 to 64 KiB JSON and HTML bodies with
+// each library on a noisy 2-core VM (see the package doc).
+const (
+	// DefaultMinSize is the default minimum body size to compress, 1 KiB:
+	// below it the saving is a few hundred bytes at most, the response
+	// fits in one TCP segment either way, and the coding's framing and an
+	// encoder's set-up cost are not worth it.
+	DefaultMinSize = 1024
+
+	// DefaultBrotliLevel is brotli quality 4, the lowest quality that
+	// compressed every one of these bodies smaller than gzip level 5
+	// (qualities 1 to 3 came out larger than gzip on the HTML and on 64 KiB
+	// of JSON, at more CPU); it costs several times gzip's CPU, so servers
+	// short of CPU should prefer zstd (WithEncodings).
+	DefaultBrotliLevel = 4
+
+	// DefaultZstdLevel is zstd level 1 (klauspost/compress's "fastest"):
+	// as small as its "default" level (3) on the JSON bodies, and as quick
+	// as gzip level 5 or quicker.
+	DefaultZstdLevel = 1
+
+	// DefaultGzipLevel is gzip level 5, klauspost/compress's default: a
+	// better ratio than its levels 1 to 4 at little more CPU; levels 6 to 9
+	// cost up to 4 times as much for bodies 2 to 6% smaller (4 KiB JSON).
+	DefaultGzipLevel = 5
+)
+
+// DefaultEncodings returns the default codings in the server's order of
+// preference, used when the client accepts several with equal q-values:
+// zstd first (at level 1 it cost no more CPU than gzip 5 and gave the
+// smallest 4 KiB JSON body in BenchmarkCompress), then br (every current
+// browser decodes it; quality 4 gives bodies a little smaller than gzip's
+// but cost 2 to 7 times gzip's CPU on 4-64 KiB samples), then gzip (every
+// client). Put Brotli first with WithEncodings to trade CPU for bytes. A new
+// slice each call.
+func DefaultEncodings() []string { return []string{Zstd, Brotli, Gzip} }
+
+// DefaultContentTypes returns the default allowlist of media types to
+// compress: text of every kind, JSON and XML (and their +json and +xml
+// variants, problem+json included), JavaScript, SVG, WebAssembly, NDJSON,
+// and the uncompressed font and icon formats. Images, video, audio, archives
+// and woff/woff2 fonts are already compressed and left alone. A new slice
+// each call: append to it and pass it to WithContentTypes.
+func DefaultContentTypes() []string {
+	return []string{
+		"text/*",
+		"application/json",
+		"application/*+json",
+		"application/x-ndjson",
+		"application/javascript",
+		"application/x-javascript",
+		"application/ecmascript",
+		"application/xml",
+		"application/*+xml",
+		"application/wasm",
+		"application/x-font-ttf",
+		"application/vnd.ms-fontobject",
+		"font/ttf",
+		"font/otf",
+		"image/svg+xml",
+		"image/x-icon",
+		"image/vnd.microsoft.icon",
+		"image/bmp",
+	}
+}
+
+// An Option configures New.
+type Option func(*config)
+
+// WithEncodings sets the codings offered and the server's order of
+// preference among codings the client accepts equally (default br, zstd,
+// gzip: DefaultEncodings). Known names are Brotli, Zstd and Gzip; an unknown
+// or repeated name, or none, makes New panic.
+func WithEncodings(names ...string) Option {
+	return func(c *config) { c.names = append([]string(nil), names...) }
+}
+
+// WithLevel sets the compression level of a coding: gzip 1 to 9 (default
+// DefaultGzipLevel, 5), br 0 to 11 (default DefaultBrotliLevel, 4), zstd 1
+// to 22 (default DefaultZstdLevel, 1; klauspost/compress maps the zstd
+// levels onto its four speeds: 1-2 fastest, 3-5 default, 6-9 better, 10-22
+// best). A level out of range or an unknown coding makes New panic.
+func WithLevel(coding string, level int) Option {
+	return func(c *config) {
+		if c.levels == nil {
+			c.levels = map[string]int{}
+		}
+		c.levels[coding] = level
+	}
+}
+
+// WithMinSize sets the smallest body, in bytes, that is compressed
+// (default DefaultMinSize, 1 KiB). Up to that many bytes are buffered before
+// the choice is made, unless the handler set Content-Length, which decides
+// at once. 0 compresses every non-empty body; a negative value makes New
+// panic.
+func WithMinSize(n int) Option {
+	return func(c *config) { c.minSize = n; c.minSizeSet = true }
+}
+
+// WithContentTypes replaces the allowlist of media types that are
+// compressed (default DefaultContentTypes). An entry is "type/subtype",
+// "type/*" (any subtype) or "type/*+suffix" (any subtype ending in
+// +suffix), matched case-insensitively against the response's Content-Type
+// without its parameters. A malformed entry makes New panic.
+func WithContentTypes(patterns ...string) Option {
+	return func(c *config) { c.types = append([]string(nil), patterns...); c.typesSet = true }
+}
+
+type config struct {
+	names      []string
+	levels     map[string]int
+	minSize    int
+	minSizeSet bool
+	types      []string
+	typesSet   bool
+}
+
+// middleware is a built configuration, shared by every route it wraps.
+type middleware struct {
+	coders   []*coder
+	names    []string // the coders' names, for negotiate
+	minSize  int
+	types    []mediaPattern
+	writers  sync.Pool // *writer
+	copyBufs sync.Pool // *[]byte of copyBufSize, for ReadFrom
+}
+
+// copyBufSize is the chunk ReadFrom reads a body in when compressing.
+const copyBufSize = 32 << 10
+
+// New returns the response compression middleware.
+//
+// For each request it picks a coding from Accept-Encoding (br, zstd or
+// gzip by default; q-values, "*" and "identity;q=0" honoured; see
+// WithEncodings) and compresses the response when all of these hold: the
+// method is not HEAD and the request has no Range header; the status is
+// 2xx to 5xx except 204, 206 and 304; the handler set no Content-Encoding
+// and no Content-Range, nor Cache-Control: no-transform; the Content-Type
+// (sniffed as net/http would when the handler set none) is in the allowlist
+// (WithContentTypes); and the body reaches the minimum size (WithMinSize),
+// which up to that size is buffered to find out. A client that forbids
+// identity gets even small bodies compressed. A compressed response loses
+// Content-Length and Accept-Ranges, and a strong ETag becomes weak
+// (W/"..."), since the bytes differ from the uncompressed representation's.
+// Every response of an allowed type gets Vary: Accept-Encoding (merged with
+// an existing Vary), whether or not this one was compressed; a response
+// without a Content-Type gets it only when the client asked for a coding
+// (its type is sniffed only then). A client that forbids identity and
+// accepts no offered coding gets the identity anyway, not a 406.
+//
+// A handler that wrote part of its response and then returns an error gets
+// that part sent (it had started the response) and the error logged, as
+// without the middleware. After a panic the previous writer is put back
+// with nothing written to it if the response was still held, so the
+// recovery layer's 500 goes out clean. A response whose request context is
+// done (the handler timeout passed, or the client left) is not compressed,
+// so that the timeout's own 503 never carries a Content-Encoding.
+//
+// Errors returned by inner handlers are rendered with Ctx.WriteError
+// through the compressor, so problem documents are compressed too; the
+// middleware itself returns nil. Flush (http.Flusher or
+// http.ResponseController) flushes the encoder and then the connection, so
+// streams reach the client as they are written; Hijack works while nothing
+// has been compressed. Encoders come from a sync.Pool per coding (and
+// level) and are reset for each response.
+//
+// Bad options (an unknown coding, a level out of range, a negative minimum
+// size, a malformed content type) panic here, at startup.
+//
+// Cost: BenchmarkCompress in bench/mw_compress_test.go serves a 4 KiB JSON
+// document through plinth.Bare with this middleware (defaults), run as
+//
+//	cd bench && go test -run '^$' -bench 'Compress' -benchmem -benchtime 200ms -count 5
+//
+// Medians of the 5 runs on a noisy 2-core shared VM on which other
+// engineers' builds and benchmarks ran at the same time (load average 15:
+// differences under 2x are noise):
+//
+//	Accept-Encoding               ns/op   B/op  allocs/op  body bytes
+//	(no middleware: baseline)       367      0          0        4096
+//	none (pass-through)             627      0          0        4096
+//	gzip (level 5)               62 600      0          0         469
+//	br (quality 4)              243 000      1          0         392
+//	zstd (level 1)               43 200     68          0         338
+//
+// B/op above 0 is an average over the run: when a GC empties the encoder
+// pools, the next response rebuilds an encoder. TestAllocationBudgets
+// holds the middleware to 0 allocations per request for no
+// Accept-Encoding, a body under the minimum size, and gzip, br and zstd
+// responses.
+func New(opts ...Option) plinth.Middleware {
+	m, err := build(opts)
+	if err != nil {
+		panic(err.Error())
+	}
+	return m.wrap
+}
+
+func build(opts []Option) (*middleware, error) {
+	c := config{names: DefaultEncodings(), minSize: DefaultMinSize}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	if len(c.names) == 0 {
+		return nil, fmt.Errorf("compress: WithEncodings needs at least one coding")
+	}
+	if len(c.names) > maxEncodings {
+		return nil, fmt.Errorf("compress: WithEncodings: %d codings given, at most %d (%s, %s, %s)",
+			len(c.names), maxEncodings, Brotli, Zstd, Gzip)
+	}
+	if c.minSize < 0 {
+		return nil, fmt.Errorf("compress: WithMinSize(%d): the minimum size cannot be negative", c.minSize)
+	}
+	m := &middleware{minSize: c.minSize}
+	for coding, level := range c.levels {
+		if err := checkLevel(coding, level); err != nil {
+			return nil, fmt.Errorf("compress: WithLevel: %w", err)
+		}
+	}
+	for i, name := range c.names {
+		for _, prev := range c.names[:i] {
+			if prev == name {
+				return nil, fmt.Errorf("compress: WithEncodings: %q given twice", name)
+			}
+		}
+		level, ok := c.levels[name]
+		if !ok {
+			level = defaultLevel(name)
+		}
+		cd, err := newCoder(name, level)
+		if err != nil {
+			return nil, err
+		}
+		m.coders = append(m.coders, cd)
+		m.names = append(m.names, name)
+	}
+	types := c.types
+	if !c.typesSet {
+		types = DefaultContentTypes()
+	}
+	for _, t := range types {
+		p, err := parseMediaPattern(t)
+		if err != nil {
+			return nil, err
+		}
+		m.types = append(m.types, p)
+	}
+	m.writers.New = func() any { return &writer{m: m} }
+	m.copyBufs.New = func() any { b := make([]byte, copyBufSize); return &b }
+	return m, nil
+}
+
+func defaultLevel(name string) int {
+	switch name {
+	case Brotli:
+		return DefaultBrotliLevel
+	case Zstd:
+		return DefaultZstdLevel
+	}
+	return DefaultGzipLevel
+}
+
+// wrap is the plinth.Middleware.
+func (m *middleware) wrap(next plinth.HandlerFunc) plinth.HandlerFunc {
+	return func(c *plinth.Ctx) error {
+		prev := c.Writer()
+		r := c.Request()
+		w := m.writers.Get().(*writer)
+		w.reset(prev, r)
+		c.SetWriter(w)
+		defer m.release(c, prev, w)
+		if err := next(c); err != nil {
+			// A response the handler began but this writer still holds
+			// is sent first, so that the error is logged as one after the
+			// response started, not appended to the body.
+			if w.status != 0 {
+				_ = w.commit()
+			}
+			c.WriteError(err)
+		}
+		_ = w.finish()
+		return nil
+	}
+}
+
+// release puts the previous writer back and, when the handler returned
+// normally, the writer into its pool. After a panic the writer is left to
+// the garbage collector: the recovery layer outside then writes its 500
+// through the previous writer, which has seen nothing if this one was
+// still buffering.
+func (m *middleware) release(c *plinth.Ctx, prev http.ResponseWriter, w *writer) {
+	c.SetWriter(prev)
+	if w.state != stateDone {
+		w.abandon()
+		return
+	}
+	w.clear()
+	m.writers.Put(w)
+}
+
+// mediaPattern is one allowlist entry.
+type mediaPattern struct {
+	typ    string // "text"
+	sub    string // "html", or "" for any subtype
+	suffix string // "+json" for "application/*+json"
+}
+
+func parseMediaPattern(s string) (mediaPattern, error) {
+	typ, sub, ok := strings.Cut(strings.TrimSpace(s), "/")
+	if !ok || typ == "" || sub == "" || !isToken(typ) || typ == "*" {
+		return mediaPattern{}, fmt.Errorf("compress: content type %q: want type/subtype, type/* or type/*+suffix", s)
+	}
+	switch {
+	case sub == "*":
+		return mediaPattern{typ: typ}, nil
+	case strings.HasPrefix(sub, "*+") && len(sub) > 2 && isToken(sub[2:]):
+		return mediaPattern{typ: typ, suffix: sub[1:]}, nil
+	case isToken(sub) && !strings.Contains(sub, "*"):
+		return mediaPattern{typ: typ, sub: sub}, nil
+	}
+	return mediaPattern{}, fmt.Errorf("compress: content type %q: want type/subtype, type/* or type/*+suffix", s)
+}
+
+// allowed reports whether the Content-Type value ct (parameters allowed)
+// is in the allowlist. It does not allocate.
+func (m *middleware) allowed(ct string) bool {
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	typ, sub, ok := strings.Cut(trimOWS(ct), "/")
+	typ, sub = trimOWS(typ), trimOWS(sub)
+	if !ok || typ == "" || sub == "" {
+		return false
+	}
+	for i := range m.types {
+		p := &m.types[i]
+		if len(typ) != len(p.typ) || !strings.EqualFold(typ, p.typ) {
+			continue
+		}
+		switch {
+		case p.sub != "":
+			if len(sub) == len(p.sub) && strings.EqualFold(sub, p.sub) {
+				return true
+			}
+		case p.suffix != "":
+			if len(sub) > len(p.suffix) && strings.EqualFold(sub[len(sub)-len(p.suffix):], p.suffix) {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
