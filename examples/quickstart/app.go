@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/api"
 )
 
 // newApp wires the routes. It is separate from main so the test serves the
@@ -16,21 +17,27 @@ func newApp(s *store) *plinth.App {
 	app.SetState(s)
 
 	app.Get("/{$}", func(c *plinth.Ctx) error {
-		return c.JSON(http.StatusOK, map[string]string{"service": "quickstart", "notes": "/api/notes"})
+		return c.JSON(http.StatusOK, map[string]string{"service": "quickstart", "notes": "/api/notes", "tasks": "/api/tasks", "docs": "/docs"})
 	})
 	app.Get("/hello/{name}", func(c *plinth.Ctx) error {
 		return c.Text(http.StatusOK, "Hello, "+c.Param("name")+"!\n")
 	})
 
-	api := app.Group("/api")
-	api.UseNative(apiVersion)
-	api.NotFound(plinth.HandlerFunc(func(c *plinth.Ctx) error {
+	// Typed operations and plain routes share the App, the /api group (its
+	// middleware and 404) and the OpenAPI document at /openapi.json, which
+	// the docs page at /docs renders.
+	doc := api.New(app, api.Config{Title: "Plinth quickstart", Version: "1.0.0",
+		Description: "Notes (plain handlers) and tasks (typed operations with validation)."})
+	group := doc.Group("/api", registerTasks)
+	r := group.Router()
+	r.UseNative(apiVersion)
+	r.NotFound(plinth.HandlerFunc(func(c *plinth.Ctx) error {
 		return plinth.NotFoundError("no API endpoint at " + c.Request().URL.Path + "; try /api/notes")
 	}))
-	api.Get("/notes", listNotes)
-	api.Post("/notes", createNote)
-	api.Get("/notes/{id}", getNote)
-	api.Delete("/notes/{id}", deleteNote)
+	r.Get("/notes", listNotes)
+	r.Post("/notes", createNote)
+	r.Get("/notes/{id}", getNote)
+	r.Delete("/notes/{id}", deleteNote)
 	return app
 }
 

@@ -48,10 +48,31 @@ func TestQuickstart(t *testing.T) {
 		{"PUT", "/api/notes/1", "", 405, `"status":405`},
 		{"GET", "/api/nothing", "", 404, "try /api/notes"},
 		{"GET", "/nothing", "", 404, `"title":"Not Found"`},
+		// the typed tasks resource
+		{"POST", "/api/tasks", `{"title":"Write","priority":"high","assignee":"ada@example.com","tags":["a"]}`, 201, `"id":1`},
+		{"GET", "/api/tasks/1", "", 200, `"priority":"high"`},
+		{"GET", "/api/tasks?done=false&limit=5", "", 200, `"title":"Write"`},
+		{"PUT", "/api/tasks/1", `{"title":"Rewrite","done":true}`, 200, `"priority":"normal"`},
+		{"GET", "/api/tasks?done=false", "", 200, `[]`},
+		{"POST", "/api/tasks", `{"title":"","priority":"urgent","assignee":"nope","tags":["ok",""]}`, 422, `"location":"body.title"`},
+		{"POST", "/api/tasks", `{"title":"x","priority":"urgent"}`, 422, `"location":"body.priority"`},
+		{"POST", "/api/tasks", `{"title":"x","assignee":"nope"}`, 422, `"location":"body.assignee"`},
+		{"POST", "/api/tasks", `{"title":`, 400, `"status":400`},
+		{"GET", "/api/tasks?limit=1000", "", 422, `"location":"query.limit"`},
+		{"GET", "/api/tasks/0", "", 422, `"location":"path.id"`},
+		{"GET", "/api/tasks/9", "", 404, "task 9 does not exist"},
+		{"DELETE", "/api/tasks/1", "", 204, ""},
+		{"DELETE", "/api/tasks/1", "", 404, ""},
+		{"GET", "/openapi.json", "", 200, `"/api/tasks/{id}"`},
+		{"GET", "/openapi.yaml", "", 200, `"/api/notes/{id}"`},
+		{"GET", "/docs", "", 200, `data-url="/openapi.json"`},
 	} {
 		res, body := do(tc.method, tc.path, tc.body)
 		if res.StatusCode != tc.code || !strings.Contains(body, tc.contains) {
 			t.Errorf("%s %s: %d %q, want %d containing %q", tc.method, tc.path, res.StatusCode, body, tc.code, tc.contains)
+		}
+		if strings.HasPrefix(tc.path, "/api/") && res.StatusCode >= 400 && res.Header.Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s %s: error without problem JSON", tc.method, tc.path)
 		}
 		if strings.HasPrefix(tc.path, "/api/") && res.Header.Get("Api-Version") != "1" {
 			t.Errorf("%s %s: the group middleware did not run", tc.method, tc.path)

@@ -1,0 +1,49 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"reflect"
+	"unsafe"
+)
+
+// Checker validates values of a struct type T by their validate tags, with
+// checks compiled once by NewChecker: the same engine that typed operations
+// use, for plain handlers and other callers. A value that passes costs no
+// allocation.
+type Checker[T any] struct {
+	check check
+	msgs  messages
+}
+
+// NewChecker compiles the validate tags of T (a struct type; JSON member
+// names make the locations). It fails on a bad tag. message may be nil
+// (English texts, see Config.Message).
+func NewChecker[T any](message func(r *http.Request, code, param string) string) (*Checker[T], error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("api: NewChecker: %s is not a struct", t)
+	}
+	c, err := newValidators(false).compile(t, nil)
+	if err != nil {
+		return nil, fmt.Errorf("api: NewChecker[%s]: %v", t, err)
+	}
+	return &Checker[T]{check: c, msgs: messages{custom: message}}, nil
+}
+
+// Check returns nil if v passes every rule, or every failure, located by
+// JSON names ("email", "items[2].email"). r is given to the message
+// function; it may be nil.
+func (c *Checker[T]) Check(r *http.Request, v *T) FieldErrors {
+	if c.check == nil || c.check(unsafe.Pointer(v), nil) {
+		return nil
+	}
+	col := &collector{msgs: c.msgs, r: r}
+	c.check(unsafe.Pointer(v), col)
+	for _, e := range col.errs {
+		if len(e.Location) > 0 && e.Location[0] == '.' {
+			e.Location = e.Location[1:]
+		}
+	}
+	return col.errs
+}
