@@ -21,7 +21,7 @@ type AllocStats struct {
 // returns the allocations per request. Allocation counts are deterministic;
 // bytes may vary slightly with the runtime's size classes.
 func MeasureAllocs(fw Framework, sc Scenario, ops int) (AllocStats, error) {
-	h, err := fw.Build(sc.Routes)
+	h, err := fw.BuildScenario(sc)
 	if err != nil {
 		return AllocStats{}, err
 	}

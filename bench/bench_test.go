@@ -20,6 +20,9 @@ func BenchmarkGithubStatic(b *testing.B)     { benchScenario(b, GitHubStatic) }
 func BenchmarkGithubParam(b *testing.B)      { benchScenario(b, GitHubParam) }
 func BenchmarkNotFound(b *testing.B)         { benchScenario(b, NotFound) }
 func BenchmarkMethodNotAllowed(b *testing.B) { benchScenario(b, MethodNotAllowed) }
+func BenchmarkMiddleware(b *testing.B)       { benchScenario(b, Middleware) }
+func BenchmarkMiddlewareFused(b *testing.B)  { benchScenario(b, MiddlewareFused) }
+func BenchmarkDefaultStack(b *testing.B)     { benchScenario(b, DefaultStack) }
 
 func benchScenario(b *testing.B, name string) {
 	sc, err := LoadScenario(name)
@@ -27,8 +30,11 @@ func benchScenario(b *testing.B, name string) {
 		b.Fatal(err)
 	}
 	for _, fw := range Frameworks {
+		if !fw.Serves(sc) {
+			continue
+		}
 		b.Run(fw.Name, func(b *testing.B) {
-			h, err := fw.Build(sc.Routes)
+			h, err := fw.BuildScenario(sc)
 			if err != nil {
 				b.Fatal(err)
 			}

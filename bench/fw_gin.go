@@ -1,18 +1,51 @@
 package bench
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
+	"github.com/gin-contrib/requestid"
 	"github.com/gin-gonic/gin"
 )
 
 // newGin is gin.New() in release mode, without logger or recovery, with
 // HandleMethodNotAllowed on so that it answers 405 like the others.
 func newGin(routes []Route) http.Handler {
+	engine := ginEngine()
+	ginRoutes(engine, routes)
+	return engine
+}
+
+// securedGin uses gin-contrib/requestid, a header middleware and a context
+// deadline middleware (gin has no timeout middleware of its own).
+func securedGin(routes []Route, _ bool) http.Handler {
+	engine := ginEngine()
+	headers := SecurityHeaderSet()
+	engine.Use(requestid.New(),
+		func(c *gin.Context) {
+			for k, v := range headers {
+				c.Header(k, v)
+			}
+		},
+		func(c *gin.Context) {
+			ctx, cancel := context.WithTimeout(c.Request.Context(), HandlerTimeout)
+			defer cancel()
+			c.Request = c.Request.WithContext(ctx)
+			c.Next()
+		})
+	ginRoutes(engine, routes)
+	return engine
+}
+
+func ginEngine() *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	engine := gin.New()
 	engine.HandleMethodNotAllowed = true
+	return engine
+}
+
+func ginRoutes(engine *gin.Engine, routes []Route) {
 	for _, rt := range routes {
 		var h gin.HandlerFunc
 		switch rt.Kind {
@@ -34,5 +67,4 @@ func newGin(routes []Route) http.Handler {
 		}
 		engine.Handle(rt.Method, rt.Path, h)
 	}
-	return engine
 }

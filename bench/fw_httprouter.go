@@ -24,3 +24,7 @@ func newHTTPRouter(routes []Route) http.Handler {
 	}
 	return router
 }
+
+// securedHTTPRouter is newHTTPRouter inside the hand-written wrappers of
+// middleware.go (httprouter has no middleware of its own).
+func securedHTTPRouter(routes []Route, _ bool) http.Handler { return stdSecured(newHTTPRouter(routes)) }

@@ -14,6 +14,26 @@ func newPlinth(routes []Route) http.Handler { return plinthApp(plinth.Bare(), ro
 // layer (recovery, request IDs, security headers).
 func newPlinthDefaults(routes []Route) http.Handler { return plinthApp(plinth.New(), routes) }
 
+// securedPlinthDefaults is plinth.New() with its security headers set to the
+// four of the middleware scenarios: its default layer (recovery, request ID,
+// headers, 30 s timeout, fused in one function) is the whole stack.
+func securedPlinthDefaults(routes []Route, _ bool) http.Handler { return plinthFused(routes) }
+
+func plinthFused(routes []Route) http.Handler {
+	app := plinth.New()
+	app.SetSecurityHeaders(plinth.SecurityHeaders(SecurityHeaderSet()))
+	return plinthApp(app, routes)
+}
+
+// securedPlinth is plinth.Bare() with the standalone layers installed one by
+// one (plinth_layers.go); fused asks for plinthFused instead.
+func securedPlinth(routes []Route, fused bool) http.Handler {
+	if fused {
+		return plinthFused(routes)
+	}
+	return plinthLayered(routes)
+}
+
 func plinthApp(app *plinth.App, routes []Route) http.Handler {
 	for _, rt := range routes {
 		var h plinth.HandlerFunc

@@ -11,3 +11,6 @@ func newStd(routes []Route) http.Handler {
 	}
 	return mux
 }
+
+// securedStd is newStd inside the hand-written wrappers of middleware.go.
+func securedStd(routes []Route, _ bool) http.Handler { return stdSecured(newStd(routes)) }

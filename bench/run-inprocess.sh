@@ -42,6 +42,7 @@ fi
 	echo "nproc: $(nproc)"
 	echo "cpu-model: ${cpu_model:-unknown}"
 	echo "count: $count"
+	echo "benchtime: ${BENCHTIME:-1s}"
 } >"$out.txt"
 
 pin=()

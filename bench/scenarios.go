@@ -1,6 +1,9 @@
-// Package bench holds Plinth's in-process router benchmarks: one definition of
-// each scenario (this file) and one adapter per framework (fw_*.go) that turns
-// that definition into an http.Handler with identical handlers.
+// Package bench holds Plinth's benchmarks: one definition of each scenario
+// (this file) and one adapter per framework (fw_*.go) that turns that
+// definition into an http.Handler with identical handlers and, for the
+// middleware scenarios, each framework's own middleware (middleware.go). The
+// in-process suite is bench_test.go (run-inprocess.sh); cmd/bench-server
+// serves the same handlers over real HTTP for cmd/loadgen (run-http.sh).
 //
 // Route paths in a scenario are written in httprouter syntax (":name" for a
 // segment parameter, "*name" for a catch-all), the syntax of the GitHub route
@@ -12,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -73,7 +77,13 @@ type Request struct {
 	// ContentType, when not empty, must be the media type of the response
 	// (parameters such as charset are ignored, case-insensitively).
 	ContentType string
+	// Headers must be in the response with these values; AnyValue stands
+	// for any non-empty value.
+	Headers map[string]string
 }
+
+// AnyValue in Request.Headers accepts any non-empty header value.
+const AnyValue = "\x00any"
 
 // Scenario is a route table and the requests that make one benchmark op.
 type Scenario struct {
@@ -82,7 +92,33 @@ type Scenario struct {
 	Requests []Request // one op serves each of these once
 	// Checks are further requests TestScenarios verifies but no benchmark times.
 	Checks []Request
+	// Stack is the middleware every framework puts around the routes.
+	Stack Stack
+	// Only, when not empty, names the frameworks that serve the scenario
+	// (default-stack is about Plinth's two forms; std stays as the yardstick).
+	Only []string
 }
+
+// Serves reports whether the framework named fw takes part in the scenario.
+func (sc Scenario) Serves(fw string) bool {
+	return len(sc.Only) == 0 || slices.Contains(sc.Only, fw)
+}
+
+// Stack selects the middleware a scenario puts around its routes.
+type Stack int
+
+const (
+	// StackNone: the routes alone (plinth-new still has its default layer).
+	StackNone Stack = iota
+	// StackLayered: a request ID, the four SecurityHeaderSet headers and a
+	// HandlerTimeout context deadline, each framework with its own
+	// middleware; Plinth as plinth.Bare() with three UseNative layers.
+	StackLayered
+	// StackFused: as StackLayered, but Plinth with the fused default layer of
+	// plinth.New() restricted to the four headers (the other frameworks have
+	// no fused form and serve StackLayered).
+	StackFused
+)
 
 // GitHubRoutesFile is where the GitHub route table is read from, relative to
 // the bench directory: the repository is checked out with shared/ beside it.
@@ -101,10 +137,14 @@ const (
 	GitHubParam      = "github-param"
 	NotFound         = "not-found"
 	MethodNotAllowed = "method-not-allowed"
+	Middleware       = "middleware"
+	MiddlewareFused  = "middleware-fused"
+	DefaultStack     = "default-stack"
 )
 
 // ScenarioNames lists every scenario in report order.
-var ScenarioNames = []string{Minimal, JSON, Routes50, GitHubAll, GitHubStatic, GitHubParam, NotFound, MethodNotAllowed}
+var ScenarioNames = []string{Minimal, JSON, Routes50, GitHubAll, GitHubStatic, GitHubParam, NotFound, MethodNotAllowed,
+	Middleware, MiddlewareFused, DefaultStack}
 
 // LoadScenario builds the named scenario. Scenarios on the GitHub table read
 // GitHubRoutesFile and fail with a message naming it when it is missing.
@@ -115,13 +155,26 @@ func LoadScenario(name string) (Scenario, error) {
 		{Method: "GET", Path: "/accounts/7", Status: 200, Body: accountJSON(7), ContentType: "application/json"},
 		{Method: "GET", Path: "/accounts/abc", Status: 400, Body: InvalidID},
 	}
+	hello := Route{Method: "GET", Path: "/", Kind: KindHello}
+	helloReq := Request{Method: "GET", Path: "/", Status: 200, Body: Hello, ContentType: "text/plain"}
 	switch name {
 	case Minimal:
-		return Scenario{
-			Name:     name,
-			Routes:   []Route{{Method: "GET", Path: "/", Kind: KindHello}},
-			Requests: []Request{{Method: "GET", Path: "/", Status: 200, Body: Hello, ContentType: "text/plain"}},
-		}, nil
+		return Scenario{Name: name, Routes: []Route{hello}, Requests: []Request{helloReq}}, nil
+	case Middleware, MiddlewareFused:
+		// GET / behind a request ID, four security headers and a timeout.
+		req := helloReq
+		req.Headers = securedHeaders()
+		if name == MiddlewareFused {
+			// Plinth's fused default layer; the others have no fused form
+			// (their stack is middleware's): net/http stays as the yardstick.
+			return Scenario{Name: name, Routes: []Route{hello}, Requests: []Request{req}, Stack: StackFused,
+				Only: []string{"plinth", "std"}}, nil
+		}
+		return Scenario{Name: name, Routes: []Route{hello}, Requests: []Request{req}, Stack: StackLayered}, nil
+	case DefaultStack:
+		// minimal, for plinth.New() against plinth.Bare().
+		return Scenario{Name: name, Routes: []Route{hello}, Requests: []Request{helloReq},
+			Only: []string{"plinth", "plinth-new", "std", "std-defaults"}}, nil
 	case JSON:
 		return Scenario{
 			Name:     name,

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -18,8 +19,11 @@ func TestScenarios(t *testing.T) {
 		}
 		spec := append(append([]Request(nil), sc.Requests...), sc.Checks...)
 		for _, fw := range Frameworks {
+			if !fw.Serves(sc) {
+				continue
+			}
 			t.Run(name+"/"+fw.Name, func(t *testing.T) {
-				h, err := fw.Build(sc.Routes)
+				h, err := fw.BuildScenario(sc)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -32,6 +36,54 @@ func TestScenarios(t *testing.T) {
 							t.Error(err)
 						}
 					}
+				}
+			})
+		}
+	}
+}
+
+// TestMiddlewareHeaders checks that every framework's middleware stack gives
+// the same response headers: the four security headers and a request ID, a
+// fresh one per request, or the client's own when it sends a sane one.
+func TestMiddlewareHeaders(t *testing.T) {
+	for _, name := range []string{Middleware, MiddlewareFused} {
+		sc, err := LoadScenario(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fw := range Frameworks {
+			if !fw.Serves(sc) {
+				t.Logf("%s: %s skipped (not served)", name, fw.Name)
+				continue
+			}
+			t.Run(name+"/"+fw.Name, func(t *testing.T) {
+				h, err := fw.BuildScenario(sc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := securedHeaders()
+				if len(want) != 5 {
+					t.Fatalf("securedHeaders has %d headers, want 5", len(want))
+				}
+				rq := sc.Requests[0]
+				ids := map[string]bool{}
+				for range 3 {
+					w := NewResponseWriter(true)
+					h.ServeHTTP(w, httptest.NewRequest(rq.Method, rq.Path, nil))
+					if err := rq.Check(w); err != nil {
+						t.Fatal(err)
+					}
+					ids[w.Header().Get(RequestIDHeader)] = true
+				}
+				if len(ids) != 3 {
+					t.Errorf("request IDs %v: want a new one per request", ids)
+				}
+				w := NewResponseWriter(true)
+				r := httptest.NewRequest(rq.Method, rq.Path, nil)
+				r.Header.Set(RequestIDHeader, "client-id-1")
+				h.ServeHTTP(w, r)
+				if got := w.Header().Get(RequestIDHeader); got != "client-id-1" {
+					t.Errorf("incoming request ID: echoed %q, want client-id-1", got)
 				}
 			})
 		}

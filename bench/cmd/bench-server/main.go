@@ -1,10 +1,21 @@
 // Command bench-server serves one benchmark scenario with one framework over
-// real HTTP, for load generators such as wrk.
+// real HTTP, for cmd/loadgen, wrk and bench/run-http.sh.
 //
-//	bench-server -framework plinth -scenario minimal   # Plinth through App.Run: its Config and PLINTH_* variables
-//	bench-server -framework std -scenario json          # net/http's zero-value server
+//	bench-server -framework plinth-new -scenario minimal  # plinth.New() through App.Run: its defaults and PLINTH_* variables
+//	bench-server -framework std-limits -scenario json      # net/http with Plinth's default limits
 //
-// The address is PLINTH_ADDR (default :8080) for every framework.
+// Frameworks:
+//
+//	plinth-new  plinth.New() (the default layer) served by App.Run
+//	plinth      plinth.Bare() served by App.Run (the same server limits, no default layer)
+//	std-limits  net/http.ServeMux on an http.Server given Plinth's default limits (bench/stdlimits.go)
+//	std-defaults  std-limits plus, hand-written, the work of plinth.New()'s default layer (bench/fw_stddefaults.go)
+//	std         net/http.ServeMux on the zero-value http.Server
+//	httprouter, chi, gin, echo   on the zero-value http.Server, as their docs start them
+//	fiber       fiber v2 (fasthttp) with its defaults
+//
+// The address is -addr, else PLINTH_ADDR, else :8080. The process serves
+// until SIGINT or SIGTERM.
 package main
 
 import (
@@ -12,42 +23,86 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/bench"
 )
 
+// Names lists the frameworks bench-server serves, in report order.
+var Names = bench.HTTPFrameworks
+
 func main() {
-	fw := flag.String("framework", "plinth", "framework to serve: plinth, std, httprouter, chi, gin, echo")
-	sc := flag.String("scenario", "minimal", "scenario to serve (see bench/scenarios.go)")
+	fw := flag.String("framework", "plinth-new", "framework to serve: "+strings.Join(Names, ", "))
+	sc := flag.String("scenario", "minimal", "scenario to serve: "+strings.Join(bench.ScenarioNames, ", "))
+	addr := flag.String("addr", "", "listen address (default PLINTH_ADDR, else :8080)")
+	printPath := flag.Bool("print-path", false, "print the path of the scenario's timed request and exit (for load generators)")
 	flag.Parse()
-	if err := run(*fw, *sc); err != nil {
+	if *printPath {
+		sc, err := bench.LoadScenario(*sc)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench-server:", err)
+			os.Exit(1)
+		}
+		fmt.Println(sc.Requests[0].Path)
+		return
+	}
+	if err := run(*fw, *sc, cmp.Or(*addr, os.Getenv("PLINTH_ADDR"), ":8080")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-server:", err)
 		os.Exit(1)
 	}
 }
 
-func run(fw, scenario string) error {
-	s, err := bench.LoadScenario(scenario)
+func run(fw, scenario, addr string) error {
+	sc, err := bench.LoadScenario(scenario)
 	if err != nil {
 		return err
 	}
-	for _, f := range bench.Frameworks {
-		if f.Name != fw {
-			continue
-		}
-		h, err := f.Build(s.Routes)
+	if fw == "fiber" {
+		app, err := newFiber(sc)
 		if err != nil {
 			return err
 		}
-		if app, ok := h.(*plinth.App); ok {
-			app.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			return app.Run()
-		}
-		addr := cmp.Or(os.Getenv("PLINTH_ADDR"), ":8080")
-		return http.ListenAndServe(addr, h)
+		return app.Listen(addr)
 	}
-	return fmt.Errorf("unknown framework %q", fw)
+	h, err := build(fw, sc)
+	if err != nil {
+		return err
+	}
+	if app, ok := h.(*plinth.App); ok {
+		app.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		app.Config.Addr = addr
+		os.Unsetenv("PLINTH_ADDR") // the flag wins
+		return app.Run()
+	}
+	if fw == "std-limits" || fw == "std-defaults" {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return err
+		}
+		return bench.NewLimitedServer(h).Serve(bench.LimitListener(ln))
+	}
+	return http.ListenAndServe(addr, h)
+}
+
+// build returns the handler of fw (an http.Handler framework) for sc.
+func build(fw string, sc bench.Scenario) (http.Handler, error) {
+	name := fw
+	if fw == "std-limits" || fw == "std-defaults" && sc.Stack != bench.StackNone {
+		// The middleware scenarios give net/http its own hand-written stack
+		// (std's); std-defaults differs from std-limits on the others only.
+		name = "std"
+	}
+	f, ok := bench.FrameworkNamed(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown framework %q (known: %s)", fw, strings.Join(Names, ", "))
+	}
+	// Scenario.Only trims the in-process suite; over HTTP every framework
+	// serves every scenario (default-stack is minimal for all but Plinth,
+	// middleware-fused is middleware for all but Plinth).
+	sc.Only = nil
+	return f.BuildScenario(sc)
 }

@@ -1,0 +1,17 @@
+package bench
+
+import (
+	"net/http"
+
+	"github.com/plinth-go/plinth"
+)
+
+// plinthLayered is plinth.Bare() with the core's standalone layers installed
+// one by one: RequestID, SecureHeaders (the four headers) and Timeout.
+func plinthLayered(routes []Route) http.Handler {
+	app := plinth.Bare()
+	app.UseNative(plinth.RequestID(),
+		plinth.SecureHeaders(plinth.SecurityHeaders(SecurityHeaderSet())),
+		plinth.Timeout(HandlerTimeout))
+	return plinthApp(app, routes)
+}
