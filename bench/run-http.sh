@@ -16,11 +16,12 @@
 #   KIND=http                           results/<KIND>-<date>.{json,md} (run-latency.sh sets latency)
 #
 # Default set, chosen to finish `./run-http.sh 3 5 64 0 1` in under 10 minutes
-# on 2 cores: every framework on minimal and json; plinth-new, plinth,
-# std-limits and std on middleware; plinth on middleware-fused (Plinth's fused
-# layer; net/http's stack is the same as in middleware); plinth-new and plinth
-# on default-stack (the same requests as minimal, for plinth.New() against
-# plinth.Bare()).
+# on 2 cores: every framework on minimal (plus std-defaults: net/http doing
+# the default layer's work by hand) and json; plinth-new, plinth, std-limits
+# and std on middleware; plinth on middleware-fused (Plinth's fused layer;
+# net/http's stack is the same as in middleware). default-stack is left out:
+# over HTTP it is minimal's requests, and minimal's plinth-new, plinth and
+# std-defaults rows are that comparison (SCENARIOS=default-stack runs it).
 #
 # Each run starts a fresh server, waits until it accepts, warms up, measures;
 # the order of the (framework, scenario) pairs is rotated every round so that
@@ -72,12 +73,11 @@ if [ -n "${SCENARIOS:-}" ] || [ -n "${FRAMEWORKS:-}" ]; then
 	done
 else
 	# shellcheck disable=SC2086
-	add minimal $all_fw
+	add minimal $all_fw std-defaults
 	# shellcheck disable=SC2086
 	add json $all_fw
 	add middleware plinth-new plinth std-limits std
 	add middleware-fused plinth
-	add default-stack plinth-new plinth std-defaults
 fi
 
 client_workers=$(taskset -c "$client_cpus" nproc)
