@@ -8,6 +8,8 @@
 //	http-wrk-<date>.json   the same loaded by wrk (TOOL=wrk run-http.sh), the cross-check
 //	latency-<date>.json    single-connection latency (run-latency.sh)
 //	layer-skip-<date>.md   the default layer part by part (run-layer-skip.sh)
+//	instr-<date>.md        instructions per request over real HTTP, callgrind (run-instr.sh)
+//	validated-json-<date>.txt  typed handlers against huma, gin and echo (its first line is its command)
 //
 // Each table says the command that produced its file. Usage, from bench/:
 //
@@ -63,7 +65,7 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-var datedName = regexp.MustCompile(`^(inprocess|allocs|http-wrk|http|latency|layer-skip)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
+var datedName = regexp.MustCompile(`^(inprocess|allocs|http-wrk|http|latency|layer-skip|instr|validated-json)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
 
 // latest returns the newest file of a kind and extension, "" when none.
 func latest(dir, kind, ext string) (string, error) {
@@ -102,7 +104,7 @@ Caveats, for every table below:
   middleware and the handler only.
 
 `)
-	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip}
+	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, validatedJSON}
 	for _, s := range sections {
 		if err := s(w, dir); err != nil {
 			return err
@@ -297,6 +299,102 @@ func layerSkip(w io.Writer, dir string) error {
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// instructions copies the newest instr-*.md (its text names its command).
+func instructions(w io.Writer, dir string) error {
+	file, err := latest(dir, "instr", "md")
+	if err != nil || file == "" {
+		fmt.Fprintf(w, "## Instructions per request over real HTTP\n\nNo results yet: run `bench/run-instr.sh 20000 minimal`.\n\n")
+		return err
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	body := strings.TrimSpace(string(raw))
+	body = strings.TrimPrefix(body, "# ")
+	fmt.Fprintf(w, "## %s\n\nFrom `%s`. Instruction counts repeat exactly from run to run, whatever else the machine does:\n", firstLine(body), filepath.Base(file))
+	fmt.Fprintf(w, "the noise-free cross-check of the req/s tables.\n\n%s\n\n", afterFirstLine(body))
+	return nil
+}
+
+// validatedJSON summarises the newest validated-json-*.txt: the median ns/op,
+// B/op and allocs/op of each benchmark.
+func validatedJSON(w io.Writer, dir string) error {
+	file, err := latest(dir, "validated-json", "txt")
+	if err != nil || file == "" {
+		fmt.Fprintf(w, "## Typed handlers: validated-json\n\nNo results yet (see docs/api.md).\n\n")
+		return err
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	type agg struct{ ns, b, allocs []float64 }
+	var order []string
+	rows := map[string]*agg{}
+	command := ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if c, ok := strings.CutPrefix(line, "command: "); ok {
+			command = c
+		}
+		fields := strings.Fields(line)
+		if len(fields) < 8 || !strings.HasPrefix(fields[0], "Benchmark") {
+			continue
+		}
+		name := strings.TrimPrefix(fields[0], "Benchmark")
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		a := rows[name]
+		if a == nil {
+			a = &agg{}
+			rows[name] = a
+			order = append(order, name)
+		}
+		for i := 2; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				continue
+			}
+			switch fields[i+1] {
+			case "ns/op":
+				a.ns = append(a.ns, v)
+			case "B/op":
+				a.b = append(a.b, v)
+			case "allocs/op":
+				a.allocs = append(a.allocs, v)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "## Typed handlers: validated-json\n\nFrom `%s`, produced by `%s`. POST of a 5-field JSON body, validated,\n", filepath.Base(file), command)
+	fmt.Fprintf(w, "answered 201 with JSON (Validator: the validator alone on the same struct). Median of the runs.\n\n")
+	fmt.Fprintf(w, "| benchmark | median ns/op | B/op | allocs/op |\n|---|---:|---:|---:|\n")
+	for _, name := range order {
+		a := rows[name]
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", name, thousands(median(a.ns)), trim(median(a.b)), trim(median(a.allocs)))
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func afterFirstLine(s string) string {
+	_, rest, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(rest)
 }
 
 // isMetaRow tells the run description rows of a layer-skip file from its table.
