@@ -149,7 +149,7 @@ func Summarize(runs []HTTPRun) []HTTPRow {
 			for _, r := range rs {
 				v = append(v, f(r))
 			}
-			return median(v)
+			return Median(v)
 		}
 		row.RPS = pick(func(r HTTPRun) float64 { return r.RPS })
 		row.P50 = pick(func(r HTTPRun) float64 { return r.P50 })
@@ -218,7 +218,8 @@ func deref(p *float64) float64 {
 	return *p
 }
 
-func median(v []float64) float64 {
+// Median returns the median of v (0 for none), leaving v as it was.
+func Median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Instructions per request over real HTTP, counted by valgrind's callgrind:
 # exact and repeatable whatever else the machine does, unlike req/s. For each
-# framework, cmd/instr serves the scenario on loopback and sends it N
-# keep-alive requests from the same process; a run with no requests is
-# subtracted. "server" counts what runs below net/http's per-connection loop
-# ((*conn).serve: reading, routing, middleware, handler, writing; not the
-# client, the scheduler or the garbage collector), "process" everything.
+# framework, cmd/instr serves the scenario on loopback under callgrind while
+# a second cmd/instr process (not counted) sends it N keep-alive requests
+# over 4 connections; a run whose client connects and closes without a
+# request is subtracted. What is counted is the server process in user space:
+# reading, routing, middleware, handler, writing, the runtime and the garbage
+# collector; not the kernel.
 #
 # Usage: ./run-instr.sh [requests] [scenario]     (defaults: 20000 minimal)
 #   FRAMEWORKS (default "plinth-new plinth std-limits std-defaults std")
@@ -21,18 +22,17 @@ go build -o bin/ ./cmd/instr
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-count() { # framework requests -> "server process" instruction totals
-	local out=$tmp/cg.$1.$2
+count() { # framework requests -> server instructions
+	local out=$tmp/cg.$1.$2 addr=$tmp/addr.$1.$2
+	rm -f "$addr"
 	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file="$out" \
-		--toggle-collect='net/http.(*conn).serve' bin/instr -framework "$1" -scenario "$sc" -n "$2" -c 4 >/dev/null 2>"$out.log" ||
-		{ cat "$out.log" >&2; exit 1; }
-	local server process
-	server=$(grep -m1 '^summary:' "$out" | awk '{print $2}')
-	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file="$out.all" \
-		bin/instr -framework "$1" -scenario "$sc" -n "$2" -c 4 >/dev/null 2>"$out.log" ||
-		{ cat "$out.log" >&2; exit 1; }
-	process=$(grep -m1 '^summary:' "$out.all" | awk '{print $2}')
-	echo "$server $process"
+		bin/instr -framework "$1" -scenario "$sc" -addr-file "$addr" -conns 4 >/dev/null 2>"$out.log" &
+	local pid=$!
+	for _ in $(seq 1 600); do [ -s "$addr" ] && break; sleep 0.1; done
+	[ -s "$addr" ] || { cat "$out.log" >&2; echo "$1: the server did not start" >&2; exit 1; }
+	bin/instr -client -addr "$(cat "$addr")" -scenario "$sc" -n "$2" -c 4 || { kill "$pid"; exit 1; }
+	wait "$pid" || { cat "$out.log" >&2; exit 1; }
+	grep -m1 '^summary:' "$out" | awk '{print $2}'
 }
 
 date=$(date -u +%F)
@@ -42,23 +42,22 @@ md=results/instr-$date.md
 	echo
 	echo "Command: \`bench/run-instr.sh $n $sc\` (FRAMEWORKS=\"$frameworks\"). callgrind (valgrind $(valgrind --version | sed 's/valgrind-//')),"
 	echo "$n keep-alive requests over 4 connections on loopback, less a run with none; commit $(git rev-parse --short=12 HEAD 2>/dev/null || echo none),"
-	echo "$(go env GOVERSION), $(uname -r). Server: below net/http's \`(*conn).serve\`; process: everything, the client included."
+	echo "$(go env GOVERSION), $(uname -r). The server process only (user space: net/http, the framework, the runtime, the GC), not the client or the kernel."
 	echo
-	echo "| framework | server instr/req | ratio to std-limits | process instr/req |"
+	echo "| framework | instructions per request | ratio to std-limits | ratio to std-defaults |"
 	echo "|---|---:|---:|---:|"
 } >"$md"
-declare -A srv proc
+declare -A per
 for fw in $frameworks; do
-	read -r s0 p0 < <(count "$fw" 0)
-	read -r s1 p1 < <(count "$fw" "$n")
-	srv[$fw]=$(((s1 - s0) / n))
-	proc[$fw]=$(((p1 - p0) / n))
-	echo "$fw: server ${srv[$fw]}, process ${proc[$fw]} instructions per request" >&2
+	s0=$(count "$fw" 0)
+	s1=$(count "$fw" "$n")
+	per[$fw]=$(((s1 - s0) / n))
+	echo "$fw: ${per[$fw]} instructions per request" >&2
 done
-base=${srv[std-limits]:-}
+ratio() { # value base
+	if [ -n "$2" ]; then awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; else echo "-"; fi
+}
 for fw in $frameworks; do
-	ratio="-"
-	if [ -n "$base" ]; then ratio=$(awk -v a="${srv[$fw]}" -v b="$base" 'BEGIN{printf "%.2f", a/b}'); fi
-	echo "| $fw | ${srv[$fw]} | $ratio | ${proc[$fw]} |" >>"$md"
+	echo "| $fw | ${per[$fw]} | $(ratio "${per[$fw]}" "${per[std-limits]:-}") | $(ratio "${per[$fw]}" "${per[std-defaults]:-}") |" >>"$md"
 done
 echo "wrote $md" >&2

@@ -354,7 +354,7 @@ func (h nopHandler) WithGroup(string) slog.Handler           { return h }
 // attributes (1), plus what the handler allocates (slog.JSONHandler to
 // io.Discard: nothing more, its buffers are pooled).
 func TestAccessLogAllocations(t *testing.T) {
-	if webRaceEnabled() {
+	if raceEnabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	for _, tc := range []struct {

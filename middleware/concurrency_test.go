@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,21 +14,6 @@ import (
 
 	"github.com/plinth-go/plinth"
 )
-
-// underRace reports whether the test binary was built with -race, which
-// changes escape analysis and makes allocation counts meaningless.
-func underRace() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" && s.Value == "true" {
-			return true
-		}
-	}
-	return false
-}
 
 // nopWriter allocates nothing, so AllocsPerRun counts the middleware only.
 type nopWriter struct{ h http.Header }
@@ -348,7 +332,7 @@ func TestConcurrencyLimitStress(t *testing.T) {
 }
 
 func TestConcurrencyLimitAllocs(t *testing.T) {
-	if underRace() {
+	if raceEnabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	lim := ConcurrencyLimit(ConcurrencyLimitConfig{Max: 4})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -14,21 +13,6 @@ import (
 
 	"github.com/plinth-go/plinth"
 )
-
-// webRaceEnabled reports whether the test binary was built with -race, where
-// allocation counts are meaningless.
-func webRaceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" && s.Value == "true" {
-			return true
-		}
-	}
-	return false
-}
 
 // webWriter is a reusable ResponseWriter for allocation counts: clearing its
 // header keeps the map's storage.
@@ -548,7 +532,7 @@ func TestCORSVaryMerge(t *testing.T) {
 // TestCORSAllocations: a simple request from an allowed exact origin, and its
 // preflight, allocate nothing; a wildcard match allocates the echoed value.
 func TestCORSAllocations(t *testing.T) {
-	if webRaceEnabled() {
+	if raceEnabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	app := plinth.Bare()

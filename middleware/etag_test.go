@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -317,7 +316,7 @@ func (w *etagDiscardWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (w *etagDiscardWriter) WriteHeader(int)             {}
 
 func TestETagAllocations(t *testing.T) {
-	if etagRaceEnabled() {
+	if raceEnabled {
 		t.Skip("allocation counts differ under -race")
 	}
 	body := []byte(strings.Repeat("x", 2048))
@@ -353,19 +352,6 @@ func TestETagAllocations(t *testing.T) {
 			t.Logf("%v allocations per request", got)
 		})
 	}
-}
-
-// etagRaceEnabled reports whether the test binary was built with -race,
-// under which sync.Pool drops items on purpose and allocation counts grow.
-func etagRaceEnabled() bool {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "-race" {
-				return s.Value == "true"
-			}
-		}
-	}
-	return false
 }
 
 func ExampleETag() {

@@ -224,7 +224,7 @@ func TestMaintenanceRace(t *testing.T) {
 }
 
 func TestMaintenanceAllocs(t *testing.T) {
-	if underRace() {
+	if raceEnabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	m := NewMaintenance(MaintenanceConfig{AllowPaths: []string{"/health"}, Logger: discardLogger()})

@@ -81,7 +81,7 @@ func TestMemoryStoreKeysIndependent(t *testing.T) {
 func TestMemoryStoreBounded(t *testing.T) {
 	const maxKeys = 6400
 	keys := 1_000_000
-	if underRace() {
+	if raceEnabled {
 		keys = 200_000
 	}
 	s := NewMemoryStore(MemoryStoreConfig{MaxKeys: maxKeys})

@@ -306,7 +306,7 @@ func TestRateLimitConcurrentExactBurst(t *testing.T) {
 }
 
 func TestRateLimitAllocs(t *testing.T) {
-	if underRace() {
+	if raceEnabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	var ns atomic.Int64

@@ -300,7 +300,7 @@ func TestRealIPKeepsSecure(t *testing.T) {
 // TestRealIPAllocations: nothing when the client is the peer; the request
 // copy and the address string when it is rewritten.
 func TestRealIPAllocations(t *testing.T) {
-	if webRaceEnabled() {
+	if raceEnabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	for _, tc := range []struct {

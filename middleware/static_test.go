@@ -764,7 +764,7 @@ func TestStaticConcurrent(t *testing.T) {
 }
 
 func TestStaticAllocations(t *testing.T) {
-	if etagRaceEnabled() {
+	if raceEnabled {
 		t.Skip("allocation counts differ under -race")
 	}
 	app := plinth.Bare()

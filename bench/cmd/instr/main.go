@@ -1,13 +1,15 @@
 // Command instr serves one scenario with one framework over real HTTP on
-// loopback and drives it from the same process with a fixed number of
-// keep-alive requests, then exits: a program for
-// valgrind --tool=callgrind, whose instruction counts, unlike wall-clock
-// times, repeat exactly whatever else the machine is doing. run-instr.sh
-// runs it under callgrind for each framework and reports instructions per
-// request on the server's side (everything below net/http's per-connection
-// loop) and in the whole process.
+// loopback for valgrind --tool=callgrind, whose instruction counts, unlike
+// wall-clock times, repeat exactly whatever else the machine is doing.
+// run-instr.sh runs the server under callgrind and the client as a separate
+// process, so that only the server is counted:
 //
-//	instr -framework plinth-new -scenario minimal -n 20000 -c 4
+//	instr -framework plinth-new -scenario minimal -addr-file /tmp/a -conns 4   # server: exits when 4 connections have closed
+//	instr -client -addr 127.0.0.1:PORT -scenario minimal -n 20000 -c 4         # client: n keep-alive requests over c connections
+//
+// A run with -n 0 (the client connects and closes at once) gives the set-up
+// cost to subtract. In-process mode (-n without -client or -addr-file) does
+// both in one process, for tests.
 //
 // Frameworks: those of bench-server that are net/http handlers (fiber is
 // not). plinth and plinth-new are served by App.Serve with its default
@@ -38,30 +40,32 @@ import (
 func main() {
 	fw := flag.String("framework", "plinth-new", "framework (plinth-new, plinth, std-limits, std-defaults, std, httprouter, chi, gin, echo)")
 	sc := flag.String("scenario", "minimal", "scenario")
-	n := flag.Int("n", 20000, "requests to send (0: start, serve nothing, exit: the set-up cost to subtract)")
+	n := flag.Int("n", 20000, "requests to send (0: connect and close only, the set-up cost to subtract)")
 	c := flag.Int("c", 4, "connections")
+	client := flag.Bool("client", false, "client mode: load -addr")
+	addr := flag.String("addr", "", "client mode: the server's address")
+	addrFile := flag.String("addr-file", "", "server mode: write the listening address here, exit when -conns connections have closed")
+	conns := flag.Int("conns", 4, "server mode: connections to wait for")
 	flag.Parse()
-	if err := run(*fw, *sc, *n, *c); err != nil {
+	var err error
+	switch {
+	case *client:
+		err = runClient(*addr, *sc, *n, *c)
+	case *addrFile != "":
+		err = serveUntilClosed(*fw, *sc, *addrFile, *conns)
+	default:
+		err = run(*fw, *sc, *n, *c)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "instr:", err)
 		os.Exit(1)
 	}
 }
 
-func run(fw, scenario string, n, conns int) error {
-	sc, err := bench.LoadScenario(scenario)
-	if err != nil {
-		return err
-	}
-	sc.Only = nil
-	name := fw
-	if fw == "std-limits" || fw == "std-defaults" && sc.Stack != bench.StackNone {
-		name = "std"
-	}
-	f, ok := bench.FrameworkNamed(name)
-	if !ok || fw == "fiber" {
-		return fmt.Errorf("unknown or non-net/http framework %q", fw)
-	}
-	h, err := f.BuildScenario(sc)
+// serveUntilClosed serves fw until conns connections have been accepted and
+// closed again, then exits the process (callgrind writes its counts at exit).
+func serveUntilClosed(fw, scenario, addrFile string, conns int) error {
+	h, _, err := handler(fw, scenario)
 	if err != nil {
 		return err
 	}
@@ -69,26 +73,77 @@ func run(fw, scenario string, n, conns int) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	stop := cancel // App.Serve returns when ctx ends; a plain server on Close
-	switch app, isApp := h.(*plinth.App); {
-	case isApp:
-		app.Logger = slog.New(slog.DiscardHandler)
-		go func() { served <- app.Serve(ctx, ln) }()
-	case fw == "std-limits" || fw == "std-defaults":
-		srv := bench.NewLimitedServer(h)
-		go func() { served <- srv.Serve(bench.LimitListener(ln)) }()
-		stop = func() { cancel(); srv.Close() }
-	default:
-		srv := &http.Server{Handler: h}
-		go func() { served <- srv.Serve(ln) }()
-		stop = func() { cancel(); srv.Close() }
+	cl := &closingListener{Listener: ln, left: int64(conns)}
+	if err := os.WriteFile(addrFile, []byte(ln.Addr().String()), 0o644); err != nil {
+		return err
 	}
+	stop, served := serve(fw, h, cl)
+	defer stop()
+	return <-served
+}
+
+// closingListener exits the process when its last awaited connection closes.
+type closingListener struct {
+	net.Listener
+	left int64
+	mu   sync.Mutex
+}
+
+func (l *closingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &closingConn{Conn: c, l: l}, nil
+}
+
+type closingConn struct {
+	net.Conn
+	l    *closingListener
+	once sync.Once
+}
+
+func (c *closingConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() {
+		c.l.mu.Lock()
+		c.l.left--
+		done := c.l.left == 0
+		c.l.mu.Unlock()
+		if done {
+			os.Exit(0)
+		}
+	})
+	return err
+}
+
+// runClient sends n requests of the scenario to addr over c connections.
+func runClient(addr, scenario string, n, c int) error {
+	sc, err := bench.LoadScenario(scenario)
+	if err != nil {
+		return err
+	}
+	rq := sc.Requests[0]
+	raw := []byte(rq.Method + " " + rq.Path + " HTTP/1.1\r\nHost: bench\r\n\r\n")
+	return load(addr, raw, n, c, rq.Status)
+}
+
+// run serves fw and loads it from the same process (for tests).
+func run(fw, scenario string, n, conns int) error {
+	h, sc, err := handler(fw, scenario)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	stop, served := serve(fw, h, ln)
 	rq := sc.Requests[0]
 	raw := []byte(rq.Method + " " + rq.Path + " HTTP/1.1\r\nHost: bench\r\n\r\n")
 	if n > 0 {
 		if err := load(ln.Addr().String(), raw, n, conns, rq.Status); err != nil {
+			stop()
 			return err
 		}
 	}
@@ -97,6 +152,47 @@ func run(fw, scenario string, n, conns int) error {
 		return err
 	}
 	return nil
+}
+
+// handler builds fw's handler for the scenario, as bench-server does.
+func handler(fw, scenario string) (http.Handler, bench.Scenario, error) {
+	sc, err := bench.LoadScenario(scenario)
+	if err != nil {
+		return nil, sc, err
+	}
+	sc.Only = nil
+	name := fw
+	if fw == "std-limits" || fw == "std-defaults" && sc.Stack != bench.StackNone {
+		name = "std"
+	}
+	f, ok := bench.FrameworkNamed(name)
+	if !ok || fw == "fiber" {
+		return nil, sc, fmt.Errorf("unknown or non-net/http framework %q", fw)
+	}
+	h, err := f.BuildScenario(sc)
+	return h, sc, err
+}
+
+// serve serves h on ln the way bench-server does; stop ends it and served
+// yields Serve's result.
+func serve(fw string, h http.Handler, ln net.Listener) (stop func(), served <-chan error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan error, 1)
+	stop = cancel // App.Serve returns when ctx ends; a plain server on Close
+	switch app, isApp := h.(*plinth.App); {
+	case isApp:
+		app.Logger = slog.New(slog.DiscardHandler)
+		go func() { ch <- app.Serve(ctx, ln) }()
+	case fw == "std-limits" || fw == "std-defaults":
+		srv := bench.NewLimitedServer(h)
+		go func() { ch <- srv.Serve(bench.LimitListener(ln)) }()
+		stop = func() { cancel(); srv.Close() }
+	default:
+		srv := &http.Server{Handler: h}
+		go func() { ch <- srv.Serve(ln) }()
+		stop = func() { cancel(); srv.Close() }
+	}
+	return stop, ch
 }
 
 // load sends n requests over conns keep-alive connections, one at a time on

@@ -188,7 +188,7 @@ func inProcess(w io.Writer, dir string) error {
 		fmt.Fprint(w, "---:|")
 	}
 	fmt.Fprintln(w, "---:|---:|")
-	med := func(c cell) float64 { return median(ns[c]) }
+	med := func(c cell) float64 { return bench.Median(ns[c]) }
 	for _, sc := range scenarios {
 		fmt.Fprintf(w, "| %s |", sc)
 		for _, fw := range frameworks {
@@ -197,7 +197,7 @@ func inProcess(w io.Writer, dir string) error {
 				fmt.Fprint(w, " – |")
 				continue
 			}
-			fmt.Fprintf(w, " %s (%s) |", thousands(med(c)), trim(median(al[c])))
+			fmt.Fprintf(w, " %s (%s) |", thousands(med(c)), trim(bench.Median(al[c])))
 		}
 		for _, fw := range []string{"plinth", "plinth-new"} {
 			p, s := med(cell{sc, fw}), med(cell{sc, "std"})
@@ -381,7 +381,7 @@ func validatedJSON(w io.Writer, dir string) error {
 	fmt.Fprintf(w, "| benchmark | median ns/op | B/op | allocs/op |\n|---|---:|---:|---:|\n")
 	for _, name := range order {
 		a := rows[name]
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", name, thousands(median(a.ns)), trim(median(a.b)), trim(median(a.allocs)))
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", name, thousands(bench.Median(a.ns)), trim(bench.Median(a.b)), trim(bench.Median(a.allocs)))
 	}
 	fmt.Fprintln(w)
 	return nil
@@ -405,18 +405,6 @@ func isMetaRow(line string) bool {
 		}
 	}
 	return line == "|---|---|"
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // kebab turns a benchmark name into a scenario name: GithubAll -> github-all.
