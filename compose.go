@@ -73,12 +73,12 @@ func adaptStd(mw func(http.Handler) http.Handler, next HandlerFunc) HandlerFunc 
 			http.Error(w, "plinth: middleware dropped the request context", http.StatusInternalServerError)
 			return
 		}
-		w0, r0 := c.w, c.req
-		c.w, c.req = w, r
+		w0, r0, dl0 := c.w, c.req, c.reqDL
+		c.w, c.req, c.reqDL = w, r, true // r derives from requestWithCtx's request
 		if err := next(c); err != nil {
 			c.handleError(err)
 		}
-		c.w, c.req = w0, r0
+		c.w, c.req, c.reqDL = w0, r0, dl0
 	})
 	wrapped := mw(inner)
 	if wrapped == nil {
@@ -104,8 +104,9 @@ func CtxFrom(r *http.Request) *Ctx {
 // request on first use in this request (two allocations).
 func (c *Ctx) requestWithCtx() *http.Request {
 	if !c.inCtx {
-		c.req = c.req.WithContext(context.WithValue(c.req.Context(), ctxKey{}, c))
+		c.req = c.req.WithContext(context.WithValue(c.Context(), ctxKey{}, c))
 		c.inCtx = true
+		c.reqDL = true // c.Context() included the deadline, if any
 	}
 	return c.req
 }

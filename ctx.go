@@ -28,12 +28,12 @@ type HandlerFunc func(c *Ctx) error
 // renderer.
 func (h HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if c := CtxFrom(r); c != nil {
-		w0, r0 := c.w, c.req
-		c.w, c.req = w, r
+		w0, r0, dl0 := c.w, c.req, c.reqDL
+		c.w, c.req, c.reqDL = w, r, true // r derives from a request the Ctx handed out
 		if err := h(c); err != nil {
 			c.handleError(err)
 		}
-		c.w, c.req = w0, r0
+		c.w, c.req, c.reqDL = w0, r0, dl0
 		return
 	}
 	c := newCtx(nil)
@@ -59,6 +59,12 @@ type Ctx struct {
 	vals  []string // captured path values, by the route's slots
 	nvals int
 	inCtx bool // req carries this Ctx in its context
+
+	// dl is the deadline context of the timeout in force, nil for none. The
+	// request carrying it is made on first use (reqDL then true): handlers
+	// that never ask for the request or its context save the copy.
+	dl    *deadlineCtx
+	reqDL bool
 
 	requestID string     // set by the request ID layer
 	remote    string     // the connection's RemoteAddr, whatever middleware does to the request
@@ -105,6 +111,7 @@ func (c *Ctx) release() {
 	// the clear showed up in CPU profiles of the routing benchmarks.
 	c.w, c.req, c.rw.w = nil, nil, nil
 	c.route, c.nvals, c.inCtx, c.clientSet = nil, 0, false, false
+	c.dl, c.reqDL = nil, false
 	c.requestID, c.location, c.nonce = "", "", ""
 	if c.buf.Cap() > maxPooledBuffer {
 		c.buf = bytes.Buffer{}
@@ -116,7 +123,19 @@ func (c *Ctx) release() {
 
 // Request returns the request. Standard middleware may have replaced it on
 // its way in; this is the one the handler was given.
-func (c *Ctx) Request() *http.Request { return c.req }
+func (c *Ctx) Request() *http.Request {
+	if c.dl != nil && !c.reqDL {
+		c.materializeDeadline()
+	}
+	return c.req
+}
+
+// materializeDeadline makes the request carry the handler timeout's context
+// (one request copy), on the first call that hands the request out.
+func (c *Ctx) materializeDeadline() {
+	c.req = c.req.WithContext(c.dl)
+	c.reqDL = true
+}
 
 // Writer returns the response writer. It records the status for the error
 // path and supports Flush, Hijack and http.ResponseController.
@@ -138,10 +157,17 @@ func (c *Ctx) SetWriter(w http.ResponseWriter) { c.w = w }
 func (c *Ctx) SetRequest(r *http.Request) {
 	c.req = r
 	c.inCtx = CtxFrom(r) == c
+	c.reqDL = true // r derives from the request Request handed out
 }
 
-// Context returns the request's context.
-func (c *Ctx) Context() context.Context { return c.req.Context() }
+// Context returns the request's context: with New's handler timeout (or a
+// Timeout layer) in force, the one that ends at its deadline.
+func (c *Ctx) Context() context.Context {
+	if c.dl != nil && !c.reqDL {
+		return c.dl
+	}
+	return c.req.Context()
+}
 
 // App returns the App serving the request (nil outside a router).
 func (c *Ctx) App() *App { return c.app }

@@ -121,7 +121,7 @@ func TestStandaloneLayerAllocations(t *testing.T) {
 		{"Recover", plinth.Recover(), 0},
 		{"RequestID", plinth.RequestID(), 1},
 		{"SecureHeaders", plinth.SecureHeaders(fourHeaders), 0},
-		{"Timeout", plinth.Timeout(time.Minute), 2},
+		{"Timeout", plinth.Timeout(time.Minute), 1},
 	} {
 		app := plinth.Bare()
 		app.UseNative(tc.layer)

@@ -19,8 +19,10 @@ const DefaultHandlerTimeout = 30 * time.Second
 // each pooled Ctx keeps and re-arms, and the response is only ever written by
 // the handler's goroutine, so streaming and Flush work as without it.
 //
-// Cost: the request's own context (one allocation) and the request copy that
-// carries it (one allocation).
+// Cost: the request's own context (one allocation), and the request copy
+// that carries it (one allocation) only when the handler asks for the
+// request (Ctx.Request, a plain http.Handler, standard middleware): Ctx.Context
+// returns the deadline context without it.
 
 // timeoutState is the per-Ctx part of the timeout: the reusable timer and
 // the context of the request in flight, guarded by mu against the timer.
@@ -39,8 +41,8 @@ type timeoutState struct {
 
 // runWithTimeout runs next with a deadline of d.
 func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (err error) {
-	r0 := c.req
-	dc := &deadlineCtx{parent: r0.Context(), deadline: now.Add(d)}
+	r0, dl0, reqDL0, inCtx0 := c.req, c.dl, c.reqDL, c.inCtx
+	dc := &deadlineCtx{parent: c.Context(), deadline: now.Add(d)}
 	st := &c.timeout
 	st.mu.Lock()
 	prev := st.cur // an enclosing timeout (a Timeout layer inside New's)
@@ -58,13 +60,16 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 		st.firesAt = dc.deadline
 	}
 	st.mu.Unlock()
-	c.req = r0.WithContext(dc)
+	// The request carrying dc is made only if the handler asks for it
+	// (Ctx.Request, a plain handler, standard middleware): Ctx.Context
+	// returns dc meanwhile.
+	c.dl, c.reqDL = dc, false
 	defer func() {
 		st.mu.Lock()
 		st.cur = prev // the timer stays armed; a firing then finds the enclosing request or none
 		st.mu.Unlock()
 		dc.cancel(context.Canceled) // as a WithTimeout's cancel would
-		c.req = r0
+		c.req, c.dl, c.reqDL, c.inCtx = r0, dl0, reqDL0, inCtx0
 		if !c.rw.timedOut.Load() {
 			return
 		}

@@ -188,3 +188,70 @@ func TestTimeoutOffAndSkipped(t *testing.T) {
 	t.Setenv("PLINTH_SKIP_MIDDLEWARE", "timeout")
 	check("PLINTH_SKIP_MIDDLEWARE=timeout", timeoutApp(0))
 }
+
+type ctxTestKey struct{}
+
+// The deadline reaches the handler however it looks at its context: through
+// Ctx.Context, through Ctx.Request (made on demand), in a plain handler, and
+// below standard middleware that adds a value; and it is cancelled at the
+// deadline on every one of them.
+func TestTimeoutDeadlineEverywhere(t *testing.T) {
+	app := timeoutApp(time.Hour)
+	check := func(t *testing.T, where string, ctx context.Context) {
+		t.Helper()
+		dl, ok := ctx.Deadline()
+		if !ok || time.Until(dl) < 59*time.Minute {
+			t.Errorf("%s: deadline %v %v, want about an hour", where, dl, ok)
+		}
+	}
+	app.Get("/native", func(c *plinth.Ctx) error {
+		check(t, "Ctx.Context", c.Context())
+		check(t, "Ctx.Request().Context()", c.Request().Context())
+		check(t, "Ctx.Context after Request", c.Context())
+		if plinth.CtxFrom(c.Request()) != nil {
+			t.Error("the request carries the Ctx without a plain handler asking for it")
+		}
+		return c.NoContent(204)
+	})
+	app.HandleFunc("GET /plain", func(w http.ResponseWriter, r *http.Request) {
+		check(t, "plain handler", r.Context())
+		if plinth.CtxFrom(r) == nil {
+			t.Error("plain handler: CtxFrom(r) is nil")
+		}
+		w.WriteHeader(204)
+	})
+	mw := app.Group("/mw")
+	mw.Use(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxTestKey{}, "v")))
+		})
+	})
+	mw.Get("/native", func(c *plinth.Ctx) error {
+		check(t, "below std middleware", c.Context())
+		if c.Context().Value(ctxTestKey{}) != "v" || c.Request().Context().Value(ctxTestKey{}) != "v" {
+			t.Error("the middleware's context value is lost")
+		}
+		return c.NoContent(204)
+	})
+	for _, p := range []string{"/native", "/plain", "/mw/native"} {
+		if rec := serve(app, "GET", p); rec.Code != 204 {
+			t.Errorf("%s: %d %q", p, rec.Code, rec.Body)
+		}
+	}
+
+	short := timeoutApp(20 * time.Millisecond)
+	done := make(chan [2]error, 1)
+	short.Get("/wait", func(c *plinth.Ctx) error {
+		before := c.Context()
+		r := c.Request()
+		<-r.Context().Done()
+		done <- [2]error{before.Err(), r.Context().Err()}
+		return nil
+	})
+	if rec := serve(short, "GET", "/wait"); rec.Code != 503 {
+		t.Errorf("/wait: %d, want 503", rec.Code)
+	}
+	if errs := <-done; !errors.Is(errs[0], context.DeadlineExceeded) || !errors.Is(errs[1], context.DeadlineExceeded) {
+		t.Errorf("contexts ended with %v, want DeadlineExceeded on both", errs)
+	}
+}
