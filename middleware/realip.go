@@ -29,10 +29,8 @@ import (
 // RealIP does not pretend the request came over TLS: r.TLS stays nil and
 // r.URL.Scheme untouched. Ask c.Secure() or c.Scheme() (plain handlers:
 // plinth.CtxFrom(r).Secure()), which read a trusted proxy's
-// X-Forwarded-Proto or Forwarded proto=. (Known core issue, reported:
-// below RealIP, c.Secure() reads the rewritten RemoteAddr as the peer and
-// returns false; ask it outside RealIP until it is fixed, see
-// TestRealIPKeepsSecure. New's HSTS is decided outside and unaffected.)
+// X-Forwarded-Proto or Forwarded proto=; like c.PeerAddr() they keep to the
+// connection's peer below RealIP (TestRealIPKeepsSecure).
 // Install RealIP with UseNative on the App so that it also covers the
 // fallbacks.
 //
