@@ -86,6 +86,7 @@ func (p *Problem) StatusCode() int {
 	return p.Status
 }
 
+// Error describes the problem for logs: "404 Not Found: detail: cause".
 func (p *Problem) Error() string {
 	s := strconv.Itoa(p.StatusCode()) + " " + p.title()
 	if p.Detail != "" {
