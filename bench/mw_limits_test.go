@@ -40,19 +40,8 @@ func limitsApp(mw plinth.Middleware) *plinth.App {
 func benchLimits(b *testing.B, mw plinth.Middleware, status int) {
 	app := limitsApp(mw)
 	req := httptest.NewRequest("GET", "/", nil)
-	w := NewResponseWriter(false)
-	app.ServeHTTP(w, req)
-	w.Reset()
-	app.ServeHTTP(w, req) // a second request: the rate-limited cases refuse from here on
-	if w.Status() != status {
-		b.Fatalf("status %d, want %d", w.Status(), status)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		w.Reset()
-		app.ServeHTTP(w, req)
-	}
+	app.ServeHTTP(NewResponseWriter(false), req) // the rate-limited cases refuse from the second request on
+	benchServe(b, app, req, status)
 }
 
 // benchLimitsParallel is benchLimits from GOMAXPROCS goroutines at once,

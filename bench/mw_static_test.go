@@ -10,7 +10,6 @@ package bench
 
 import (
 	"bytes"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -38,33 +37,6 @@ var staticJSON2K = func() []byte {
 	}
 	return b.Bytes()
 }()
-
-// fileWriter is the benchmark writer with io.ReaderFrom, as net/http's own
-// writer has: without it, every file copy would allocate a 32 KiB buffer
-// that no real server allocates.
-type fileWriter struct{ *ResponseWriter }
-
-func (w fileWriter) ReadFrom(r io.Reader) (int64, error) {
-	w.WriteHeader(http.StatusOK)
-	n, err := io.Copy(io.Discard, r)
-	w.written += int(n)
-	return n, err
-}
-
-func benchServe(b *testing.B, h http.Handler, req *http.Request, status int) {
-	b.Helper()
-	w := fileWriter{NewResponseWriter(false)}
-	h.ServeHTTP(w, req)
-	if w.Status() != status {
-		b.Fatalf("status %d, want %d", w.Status(), status)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		w.Reset()
-		h.ServeHTTP(w, req)
-	}
-}
 
 // BenchmarkETag: a handler sending 2 KiB of JSON with c.Bytes, alone
 // (baseline), behind ETag with no validator (miss: 200, tagged) and with

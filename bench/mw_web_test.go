@@ -32,17 +32,7 @@ func benchWeb(b *testing.B, app *plinth.App, mw plinth.Middleware, req *http.Req
 	}
 	app.Get("/", func(c *plinth.Ctx) error { return c.Text(http.StatusOK, Hello) })
 	app.Build()
-	w := NewResponseWriter(false)
-	app.ServeHTTP(w, req)
-	if w.Status() != status {
-		b.Fatalf("status %d, want %d", w.Status(), status)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		w.Reset()
-		app.ServeHTTP(w, req)
-	}
+	benchServe(b, app, req, status)
 }
 
 func webRequest(method string, hdr ...string) *http.Request {
