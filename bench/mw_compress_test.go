@@ -46,22 +46,49 @@ var compressJSON = func() []byte {
 	return b.Bytes()[:4096]
 }()
 
-var compressJSONType = []string{"application/json"}
 
-// compressApp returns a Bare App serving compressJSON at GET /, through the
-// compression middleware when with is set.
-func compressApp(with bool) *plinth.App {
+// compressApp returns a Bare App serving body as contentType at GET /,
+// through the compression middleware built with opts when with is set.
+func compressApp(with bool, body []byte, contentType string, opts ...compress.Option) *plinth.App {
 	app := plinth.Bare()
 	if with {
-		app.UseNative(compress.New())
+		app.UseNative(compress.New(opts...))
 	}
+	ct := []string{contentType}
 	app.Get("/", func(c *plinth.Ctx) error {
-		c.Header()["Content-Type"] = compressJSONType
-		_, err := c.Writer().Write(compressJSON)
+		c.Header()["Content-Type"] = ct
+		_, err := c.Writer().Write(body)
 		return err
 	})
 	app.Build()
 	return app
+}
+
+// benchCompressed checks one response of app to a request accepting ae
+// (coding expected, body decoding to want), then times the route and
+// reports the size of the body the client receives.
+func benchCompressed(b *testing.B, app *plinth.App, ae, coding string, want []byte) {
+	req := httptest.NewRequest("GET", "/", nil)
+	if ae != "" {
+		req.Header.Set("Accept-Encoding", ae)
+	}
+	cw := NewResponseWriter(true)
+	app.ServeHTTP(cw, req)
+	if got := cw.Header().Get("Content-Encoding"); got != coding || cw.Status() != 200 {
+		b.Fatalf("status %d, Content-Encoding %q, want %q", cw.Status(), got, coding)
+	}
+	if got := decodeBody(b, coding, cw.Body); !bytes.Equal(got, want) {
+		b.Fatalf("decoded body differs (%d bytes)", len(got))
+	}
+	size := len(cw.Body)
+	w := NewResponseWriter(false)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		w.Reset()
+		app.ServeHTTP(w, req)
+	}
+	b.ReportMetric(float64(size), "resp-bytes")
 }
 
 func BenchmarkCompress(b *testing.B) {
@@ -77,33 +104,70 @@ func BenchmarkCompress(b *testing.B) {
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
-			app := compressApp(tc.with)
-			req := httptest.NewRequest("GET", "/", nil)
-			if tc.ae != "" {
-				req.Header.Set("Accept-Encoding", tc.ae)
-			}
-			// Check the response once: the coding, and the body decodes
-			// to the document.
-			cw := NewResponseWriter(true)
-			app.ServeHTTP(cw, req)
-			if got := cw.Header().Get("Content-Encoding"); got != tc.coding || cw.Status() != 200 {
-				b.Fatalf("status %d, Content-Encoding %q, want %q", cw.Status(), got, tc.coding)
-			}
-			if got := decodeBody(b, tc.coding, cw.Body); !bytes.Equal(got, compressJSON) {
-				b.Fatalf("decoded body differs (%d bytes)", len(got))
-			}
-			size := len(cw.Body)
-			w := NewResponseWriter(false)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				w.Reset()
-				app.ServeHTTP(w, req)
-			}
-			b.ReportMetric(float64(size), "resp-bytes")
+			benchCompressed(b, compressApp(tc.with, compressJSON, "application/json"), tc.ae, tc.coding, compressJSON)
 		})
 	}
 }
+
+// BenchmarkCompressLevels is the evidence for compress's default levels and
+// order (docs/middleware.md, "Compression"): each coding at the default
+// level and its neighbours, on three bodies, time per response and the
+// bytes sent. Run: bench/run-catalogue.sh.
+func BenchmarkCompressLevels(b *testing.B) {
+	bodies := []struct {
+		name, contentType string
+		body              []byte
+	}{
+		{"json-4k", "application/json", compressJSON},
+		{"json-64k", "application/json", compressJSON64K},
+		{"html-16k", "text/html; charset=utf-8", compressHTML},
+	}
+	levels := []struct {
+		coding string
+		level  int
+	}{
+		{compress.Gzip, 1}, {compress.Gzip, 5}, {compress.Gzip, 9},
+		{compress.Brotli, 1}, {compress.Brotli, 3}, {compress.Brotli, 4}, {compress.Brotli, 6},
+		{compress.Zstd, 1}, {compress.Zstd, 3},
+	}
+	for _, body := range bodies {
+		for _, l := range levels {
+			b.Run(fmt.Sprintf("%s/%s-level%d", body.name, l.coding, l.level), func(b *testing.B) {
+				app := compressApp(true, body.body, body.contentType,
+					compress.WithEncodings(l.coding), compress.WithLevel(l.coding, l.level))
+				benchCompressed(b, app, l.coding, l.coding, body.body)
+			})
+		}
+	}
+}
+
+// compressJSON64K is 64 KiB of the same list shape as compressJSON.
+var compressJSON64K = func() []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"items":[`)
+	for i := 0; b.Len() < 64<<10-160; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%d,"name":"item %d","owner":"user-%d","active":%t,"score":%d.%d,"tags":["alpha","beta"]}`,
+			1000+i, i, i%97, i%3 == 0, i*7919%1000, i%10)
+	}
+	b.WriteString(`],"next":null}`)
+	return b.Bytes()
+}()
+
+// compressHTML is about 16 KiB of a page: a table of rows with links.
+var compressHTML = func() []byte {
+	var b bytes.Buffer
+	b.WriteString("<!doctype html><html lang=en><head><meta charset=utf-8><title>Orders</title>" +
+		"<link rel=stylesheet href=/assets/app.3f9a1c2b.css></head><body><main><h1>Orders</h1><table>")
+	for i := 0; b.Len() < 16<<10-40; i++ {
+		fmt.Fprintf(&b, `<tr class="row-%d"><td><a href="/orders/%d">Order %d</a></td><td>%d items</td><td>€%d.%02d</td></tr>`,
+			i%2, 5000+i, 5000+i, 1+i%9, 10+i*37%400, i*13%100)
+	}
+	b.WriteString("</table></main></body></html>")
+	return b.Bytes()
+}()
 
 func decodeBody(b *testing.B, coding string, body []byte) []byte {
 	var r io.Reader = bytes.NewReader(body)
