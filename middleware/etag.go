@@ -53,9 +53,9 @@ func WithWeakETag() ETagOption {
 // until the handler returns. If the status is 200 and the handler set no
 // ETag, the tag is computed from the body: a strong validator by default
 // (WithWeakETag for weak), made of two hardware-accelerated CRC-32s of the
-// body (Castagnoli and IEEE; together a 64-bit cyclic code, about 0.9 µs per
-// 2 KiB here, against 11 µs for FNV-1a and 4.6 µs for CRC-64 in the standard
-// library; hash/maphash is faster still but seeded per process, which would
+// body (Castagnoli and IEEE; together a 64-bit cyclic code, 374 ns per
+// 2 KiB here, against 1.3 µs for CRC-64 and 2.6 µs for FNV-1a in the
+// standard library: BenchmarkETagHash, bench/run-catalogue.sh; hash/maphash is faster still but seeded per process, which would
 // give every replica and restart different tags). The response then carries
 // the ETag and a Content-Length. A request whose If-None-Match (a list, or
 // "*") matches the tag by weak comparison (RFC 9110 §13.1.2) gets 304 Not

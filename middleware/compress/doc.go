@@ -42,10 +42,12 @@
 // Content-Type costs one allocation for each.
 //
 // Almost all of a compressed response's time is the encoder. On the same
-// machine, over 4 to 64 KiB of JSON and HTML, brotli quality 4 cost 2 to 7
-// times what gzip level 5 did for bodies 2 to 16% smaller, and zstd level 1
-// cost no more than gzip level 5, with bodies smaller than brotli's on the
-// JSON at 4 KiB (338 bytes against 392) and a little larger on the rest.
+// machine (BenchmarkCompressLevels, bench/run-catalogue.sh: 4 KiB and 64 KiB
+// of JSON, 16 KiB of HTML), brotli quality 4 took 3 to 5 times what gzip
+// level 5 did for bodies 16-32% smaller, and zstd level 1 took less than
+// gzip level 5, with bodies 28-35% smaller: smaller than brotli 4's on the
+// 4 KiB JSON and the HTML (338 bytes against 392, 1,258 against 1,335), a
+// little larger on the 64 KiB JSON (5,128 against 4,944).
 // Servers short of CPU can put zstd first or leave brotli out:
 //
 //	compress.New(compress.WithEncodings(compress.Zstd, compress.Gzip))
