@@ -38,7 +38,6 @@ type defaultStack struct {
 	// overrides groups' own timeouts too.
 	skipTimeout bool
 	ids         idGenerator
-	logger      *slog.Logger
 }
 
 type headerValue struct {
@@ -56,7 +55,7 @@ const (
 
 // newDefaultStack builds the layer, dropping the parts named in skip.
 func newDefaultStack(skip string, timeout time.Duration, logger *slog.Logger) (*defaultStack, error) {
-	d := &defaultStack{recover: true, requestID: true, security: true, timeout: timeout, logger: logger}
+	d := &defaultStack{recover: true, requestID: true, security: true, timeout: timeout}
 	d.ids.init()
 	var skipped []string
 	for _, name := range strings.Split(skip, ",") {
@@ -97,7 +96,7 @@ func (d *defaultStack) wrap(next HandlerFunc, sec *renderedSecurity, timeout tim
 			now = time.Now()
 		}
 		if d.requestID {
-			d.assignID(c, h, now)
+			d.ids.assign(c, h, now)
 		}
 		for _, hv := range sec.headers {
 			h[hv.key] = hv.value
@@ -106,7 +105,7 @@ func (d *defaultStack) wrap(next HandlerFunc, sec *renderedSecurity, timeout tim
 			h["Strict-Transport-Security"] = sec.hsts
 		}
 		if d.recover {
-			defer d.recoverPanic(c)
+			defer recoverPanic(c)
 		}
 		if timeout > 0 {
 			return c.runWithTimeout(next, timeout, now)
@@ -119,7 +118,7 @@ func (d *defaultStack) wrap(next HandlerFunc, sec *renderedSecurity, timeout tim
 // request ID, with the stack logged; if the response had started, it aborts
 // the connection instead of writing a second response. http.ErrAbortHandler
 // passes through untouched.
-func (d *defaultStack) recoverPanic(c *Ctx) {
+func recoverPanic(c *Ctx) {
 	p := recover()
 	if p == nil {
 		return
@@ -164,15 +163,15 @@ func (c *Ctx) CSPNonce() string {
 // maxRequestIDLen bounds an incoming X-Request-ID that is kept.
 const maxRequestIDLen = 64
 
-// assignID keeps a well-formed incoming X-Request-ID or generates one, and
+// assign keeps a well-formed incoming X-Request-ID or generates one, and
 // echoes it on the response.
-func (d *defaultStack) assignID(c *Ctx, h http.Header, now time.Time) {
+func (g *idGenerator) assign(c *Ctx, h http.Header, now time.Time) {
 	if in := c.req.Header["X-Request-Id"]; len(in) == 1 && validRequestID(in[0]) {
 		c.requestID = in[0]
 		h["X-Request-Id"] = in // the request's own slice: no allocation
 		return
 	}
-	id := d.ids.next(now)
+	id := g.next(now)
 	c.requestID = id.s
 	h["X-Request-Id"] = id.v[:]
 }

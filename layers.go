@@ -14,10 +14,9 @@ import "time"
 // (panicking with http.ErrAbortHandler) when the response had already
 // started. It costs a deferred call per request.
 func Recover() Middleware {
-	d := &defaultStack{recover: true}
 	return func(next HandlerFunc) HandlerFunc {
 		return func(c *Ctx) error {
-			defer d.recoverPanic(c)
+			defer recoverPanic(c)
 			return next(c)
 		}
 	}
@@ -30,11 +29,11 @@ func Recover() Middleware {
 // Ctx.RequestID, in problem bodies and in panic logs. A generated ID costs
 // one allocation and a clock read.
 func RequestID() Middleware {
-	d := &defaultStack{requestID: true}
-	d.ids.init()
+	ids := new(idGenerator)
+	ids.init()
 	return func(next HandlerFunc) HandlerFunc {
 		return func(c *Ctx) error {
-			d.assignID(c, c.rw.w.Header(), time.Now())
+			ids.assign(c, c.rw.w.Header(), time.Now())
 			return next(c)
 		}
 	}
