@@ -98,12 +98,7 @@ func (d *defaultStack) wrap(next HandlerFunc, sec *renderedSecurity, timeout tim
 		if d.requestID {
 			d.ids.assign(c, h, now)
 		}
-		for _, hv := range sec.headers {
-			h[hv.key] = hv.value
-		}
-		if sec.hsts != nil && (c.req.TLS != nil || len(c.t.trusted) > 0 && c.Secure()) {
-			h["Strict-Transport-Security"] = sec.hsts
-		}
+		sec.write(c, h)
 		if d.recover {
 			defer recoverPanic(c)
 		}

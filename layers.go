@@ -47,13 +47,7 @@ func SecureHeaders(h SecurityHeaders) Middleware {
 	rs := renderSecurity(h)
 	return func(next HandlerFunc) HandlerFunc {
 		return func(c *Ctx) error {
-			hdr := c.rw.w.Header()
-			for _, hv := range rs.headers {
-				hdr[hv.key] = hv.value
-			}
-			if rs.hsts != nil && c.Secure() {
-				hdr["Strict-Transport-Security"] = rs.hsts
-			}
+			rs.write(c, c.rw.w.Header())
 			return next(c)
 		}
 	}

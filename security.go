@@ -81,6 +81,17 @@ type renderedSecurity struct {
 	hsts    []string      // sent over TLS only; nil for none
 }
 
+// write sets the headers on h, HSTS only when the client reached the
+// service over HTTPS (Ctx.Secure).
+func (rs *renderedSecurity) write(c *Ctx, h http.Header) {
+	for _, hv := range rs.headers {
+		h[hv.key] = hv.value
+	}
+	if rs.hsts != nil && c.Secure() {
+		h["Strict-Transport-Security"] = rs.hsts
+	}
+}
+
 // securityFor renders the effective set of g: the helmet defaults edited by
 // g's ancestors' calls, root first.
 func securityFor(g *Router) *renderedSecurity {
