@@ -73,12 +73,7 @@ func adaptStd(mw func(http.Handler) http.Handler, next HandlerFunc) HandlerFunc 
 			http.Error(w, "plinth: middleware dropped the request context", http.StatusInternalServerError)
 			return
 		}
-		w0, r0, dl0 := c.w, c.req, c.reqDL
-		c.w, c.req, c.reqDL = w, r, true // r derives from requestWithCtx's request
-		if err := next(c); err != nil {
-			c.handleError(err)
-		}
-		c.w, c.req, c.reqDL = w0, r0, dl0
+		c.serveAs(w, r, next)
 	})
 	wrapped := mw(inner)
 	if wrapped == nil {
@@ -88,6 +83,20 @@ func adaptStd(mw func(http.Handler) http.Handler, next HandlerFunc) HandlerFunc 
 		wrapped.ServeHTTP(c.w, c.requestWithCtx())
 		return nil
 	}
+}
+
+// serveAs runs h on c with w and r, which a plain wrapper (standard
+// middleware, Mount's prefix stripping) passed on, in place of the Ctx's
+// writer and request; an error is rendered there, so that the wrapper sees
+// the final status. r derives from a request the Ctx handed out, so it
+// already carries the handler timeout's context.
+func (c *Ctx) serveAs(w http.ResponseWriter, r *http.Request, h HandlerFunc) {
+	w0, r0, dl0 := c.w, c.req, c.reqDL
+	c.w, c.req, c.reqDL = w, r, true
+	if err := h(c); err != nil {
+		c.handleError(err)
+	}
+	c.w, c.req, c.reqDL = w0, r0, dl0
 }
 
 type ctxKey struct{}

@@ -28,12 +28,7 @@ type HandlerFunc func(c *Ctx) error
 // renderer.
 func (h HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if c := CtxFrom(r); c != nil {
-		w0, r0, dl0 := c.w, c.req, c.reqDL
-		c.w, c.req, c.reqDL = w, r, true // r derives from a request the Ctx handed out
-		if err := h(c); err != nil {
-			c.handleError(err)
-		}
-		c.w, c.req, c.reqDL = w0, r0, dl0
+		c.serveAs(w, r, h)
 		return
 	}
 	c := newCtx(nil)
