@@ -31,6 +31,7 @@ type param struct {
 	parseAll func(p unsafe.Pointer, vals []string) (int, error) // slices
 	what     string                                             // "an integer", for type errors
 	def      string
+	defs     []string // def as parseAll's values, split once at registration
 	hasDef   bool
 	required bool
 	rules    *rules
@@ -73,6 +74,7 @@ type formField struct {
 	what     string
 	file     int // 1: *multipart.FileHeader, 2: []*multipart.FileHeader
 	def      string
+	defs     []string // def as the values to parse, made once at registration
 	hasDef   bool
 	doc      reflect.StructField
 }
@@ -201,7 +203,7 @@ func buildParam(f reflect.StructField, base uintptr, src string, v *validators) 
 	}
 	pr.check = c
 	if d, ok := f.Tag.Lookup("default"); ok {
-		pr.def, pr.hasDef = d, true
+		pr.def, pr.defs, pr.hasDef = d, splitList(d), true
 		if err := checkDefault(t, d, pr.parse, pr.parseAll, src); err != nil {
 			return nil, fmt.Errorf("field %s: default %q: %v", f.Name, d, err)
 		}
@@ -265,7 +267,10 @@ func buildBody(f reflect.StructField, base uintptr) (*bodyPlan, error) {
 				}
 			}
 			if d, ok := sf.Tag.Lookup("default"); ok && ff.file == 0 {
-				ff.def, ff.hasDef = d, true
+				ff.def, ff.defs, ff.hasDef = d, []string{d}, true
+				if ff.parseAll != nil {
+					ff.defs = splitList(d)
+				}
 				if err := checkDefault(sf.Type, d, ff.parse, ff.parseAll, "form"); err != nil {
 					return nil, fmt.Errorf("form field %s: default %q: %v", sf.Name, d, err)
 				}
@@ -350,7 +355,7 @@ func (ip *inputPlan) bind(a *API, c *plinth.Ctx, v any, allowUnknown bool) error
 	missing := func(p *param) {
 		switch {
 		case p.hasDef && p.parseAll != nil:
-			setAll(p, splitList(p.def))
+			setAll(p, p.defs)
 		case p.hasDef:
 			set(p, p.def)
 		case p.required:
@@ -706,10 +711,7 @@ func (ip *inputPlan) readForm(a *API, r *http.Request, bp *bodyPlan, field unsaf
 			if !ff.hasDef {
 				continue
 			}
-			vs = []string{ff.def}
-			if ff.parseAll != nil {
-				vs = splitList(ff.def)
-			}
+			vs = ff.defs
 		}
 		if ff.parseAll != nil {
 			if i, err := ff.parseAll(p, vs); err != nil {
