@@ -46,7 +46,6 @@ var compressJSON = func() []byte {
 	return b.Bytes()[:4096]
 }()
 
-
 // compressApp returns a Bare App serving body as contentType at GET /,
 // through the compression middleware built with opts when with is set.
 func compressApp(with bool, body []byte, contentType string, opts ...compress.Option) *plinth.App {

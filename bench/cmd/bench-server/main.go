@@ -68,7 +68,7 @@ func run(fw, scenario, addr string) error {
 		}
 		return app.Listen(addr)
 	}
-	h, err := build(fw, sc)
+	h, err := bench.HTTPHandler(fw, sc)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func run(fw, scenario, addr string) error {
 		os.Unsetenv("PLINTH_ADDR") // the flag wins
 		return app.Run()
 	}
-	if fw == "std-limits" || fw == "std-defaults" {
+	if bench.LimitedFramework(fw) {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return err
@@ -86,23 +86,4 @@ func run(fw, scenario, addr string) error {
 		return bench.NewLimitedServer(h).Serve(bench.LimitListener(ln))
 	}
 	return http.ListenAndServe(addr, h)
-}
-
-// build returns the handler of fw (an http.Handler framework) for sc.
-func build(fw string, sc bench.Scenario) (http.Handler, error) {
-	name := fw
-	if fw == "std-limits" || fw == "std-defaults" && sc.Stack != bench.StackNone {
-		// The middleware scenarios give net/http its own hand-written stack
-		// (std's); std-defaults differs from std-limits on the others only.
-		name = "std"
-	}
-	f, ok := bench.FrameworkNamed(name)
-	if !ok {
-		return nil, fmt.Errorf("unknown framework %q (known: %s)", fw, strings.Join(Names, ", "))
-	}
-	// Scenario.Only trims the in-process suite; over HTTP every framework
-	// serves every scenario (default-stack is minimal for all but Plinth,
-	// middleware-fused is middleware for all but Plinth).
-	sc.Only = nil
-	return f.BuildScenario(sc)
 }

@@ -42,11 +42,11 @@ func TestFrameworks(t *testing.T) {
 					}
 					return
 				}
-				h, err := build(fw, sc)
+				h, err := bench.HTTPHandler(fw, sc)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if fw == "std-limits" || fw == "std-defaults" {
+				if bench.LimitedFramework(fw) {
 					h = bench.NewLimitedServer(h).Handler
 				}
 				for _, rq := range spec {
@@ -63,7 +63,7 @@ func TestFrameworks(t *testing.T) {
 
 func TestUnknownFramework(t *testing.T) {
 	sc, _ := bench.LoadScenario(bench.Minimal)
-	if _, err := build("nope", sc); err == nil {
+	if _, err := bench.HTTPHandler("nope", sc); err == nil {
 		t.Fatal("no error for an unknown framework")
 	}
 }

@@ -160,16 +160,7 @@ func handler(fw, scenario string) (http.Handler, bench.Scenario, error) {
 	if err != nil {
 		return nil, sc, err
 	}
-	sc.Only = nil
-	name := fw
-	if fw == "std-limits" || fw == "std-defaults" && sc.Stack != bench.StackNone {
-		name = "std"
-	}
-	f, ok := bench.FrameworkNamed(name)
-	if !ok || fw == "fiber" {
-		return nil, sc, fmt.Errorf("unknown or non-net/http framework %q", fw)
-	}
-	h, err := f.BuildScenario(sc)
+	h, err := bench.HTTPHandler(fw, sc)
 	return h, sc, err
 }
 
@@ -183,7 +174,7 @@ func serve(fw string, h http.Handler, ln net.Listener) (stop func(), served <-ch
 	case isApp:
 		app.Logger = slog.New(slog.DiscardHandler)
 		go func() { ch <- app.Serve(ctx, ln) }()
-	case fw == "std-limits" || fw == "std-defaults":
+	case bench.LimitedFramework(fw):
 		srv := bench.NewLimitedServer(h)
 		go func() { ch <- srv.Serve(bench.LimitListener(ln)) }()
 		stop = func() { cancel(); srv.Close() }
