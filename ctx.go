@@ -266,6 +266,13 @@ func (c *Ctx) WriteError(err error) {
 	}
 }
 
+// TimedOut reports whether the handler timeout (New's, or a Timeout layer)
+// has fired for this request: its context is cancelled, its writes are
+// refused, and once the chain returns the timeout layer answers 503 (or
+// aborts a response that had started). Middleware that logs or measures the
+// final status reads it.
+func (c *Ctx) TimedOut() bool { return c.rw.timedOut.Load() }
+
 // Written reports whether the response has started.
 func (c *Ctx) Written() bool { return c.rw.status != 0 }
 

@@ -255,3 +255,21 @@ func TestTimeoutDeadlineEverywhere(t *testing.T) {
 		t.Errorf("contexts ended with %v, want DeadlineExceeded on both", errs)
 	}
 }
+
+// TimedOut is false while the deadline has not passed and true once it has.
+func TestTimedOut(t *testing.T) {
+	app := timeoutApp(20 * time.Millisecond)
+	seen := make(chan [2]bool, 1)
+	app.Get("/wait", func(c *plinth.Ctx) error {
+		before := c.TimedOut()
+		<-c.Context().Done() // the timer sets TimedOut before it cancels the context
+		seen <- [2]bool{before, c.TimedOut()}
+		return nil
+	})
+	if rec := serve(app, "GET", "/wait"); rec.Code != 503 {
+		t.Errorf("%d, want 503", rec.Code)
+	}
+	if got := <-seen; got != [2]bool{false, true} {
+		t.Errorf("TimedOut before and after the deadline: %v, want [false true]", got)
+	}
+}

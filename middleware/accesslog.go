@@ -1,8 +1,6 @@
 package middleware
 
 import (
-	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -134,7 +132,7 @@ func (a *accessLog) log(c *plinth.Ctx, start time.Time) {
 	status := c.Status()
 	if status == 0 {
 		status = http.StatusOK
-		if errors.Is(c.Context().Err(), context.DeadlineExceeded) {
+		if c.TimedOut() {
 			// The handler timeout (New's, outside) fired and suppressed
 			// the writes: it answers 503 once the chain has returned.
 			status = http.StatusServiceUnavailable

@@ -202,8 +202,9 @@ func (w *writer) start(compress bool, sample []byte) error {
 	}
 	if compress && w.ctx.Err() != nil {
 		// The request is over (the handler timeout passed, or the client
-		// left): the wrapped writer may refuse this header and send its own
-		// answer, which must not go out labelled with a coding.
+		// left): nobody will read an encoded body, so do not start an
+		// encoder. (The timeout's own 503 drops Content-Encoding in any
+		// case: plinth's problem writer removes it.)
 		compress = false
 	}
 	if !compress {
