@@ -267,7 +267,7 @@ func httpSection(kind string, latency bool) func(io.Writer, string) error {
 Medians over the runs. "vs std-limits" is the fair ratio for plinth: net/http given the limits Plinth's App.Run
 applies by default (header read and idle timeouts, header and body size, connection cap). For plinth-new compare
 with std-defaults too: std-limits plus, written by hand, the work of New's default layer (recovery, request ID,
-helmet's eleven headers, the timeout). Most of plinth-new's distance to std-limits is those headers, which net/http
+helmet's headers, the timeout). Most of plinth-new's distance to std-limits is those headers, which net/http
 serialises line by line on every response (see docs/performance.md and the instruction counts below).
 Latency is closed-loop: service time under that concurrency, queueing included, not user latency under open-loop
 arrivals. Server CPU is user+system over the measured window in % of one core, CPU µs/req that time per request
