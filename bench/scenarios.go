@@ -121,8 +121,8 @@ const (
 )
 
 // GitHubRoutesFile is where the GitHub route table is read from, relative to
-// the bench directory: the repository is checked out with shared/ beside it.
-const GitHubRoutesFile = "../../shared/data/routes/github-api.txt"
+// the bench directory: the copy the repository ships in testdata/.
+const GitHubRoutesFile = "../testdata/routes/github-api.txt"
 
 // GitHubRouteCount is the number of routes in GitHubRoutesFile.
 const GitHubRouteCount = 203
@@ -244,7 +244,7 @@ func LoadGitHubRoutes(file string) ([]Route, error) {
 		abs, _ := filepath.Abs(file)
 		return nil, fmt.Errorf("bench: GitHub route table missing: %v\n"+
 			"\tthe benchmarks read %s (%s), relative to bench/;\n"+
-			"\tcheck out the repository with a copy of shared/ beside it", err, file, abs)
+			"\tit ships with the repository (testdata/routes/github-api.txt); run from bench/", err, file, abs)
 	}
 	defer f.Close()
 	var routes []Route
