@@ -95,8 +95,8 @@ func TestAllocationBudgets(t *testing.T) {
 	}
 
 	// A request with a body under a 2 MiB limit: the request copy that
-	// carries the limited body, and http.MaxBytesReader (2). Served by
-	// Serve, body read pacing adds its reader and ResponseController (2).
+	// carries the body, and the body reader that enforces the limit, paces
+	// the reads and marks their errors (2), also when served by Serve.
 	limited := plinth.Bare()
 	limited.SetBodyLimit(2 << 20)
 	limited.Post("/in", func(c *plinth.Ctx) error { return c.NoContent(204) })

@@ -48,6 +48,16 @@ type App struct {
 	// Build.
 	TrustedProxies []netip.Prefix
 
+	// ForwardedHeader names the header the trusted proxies write, the only
+	// one believed: "X-Forwarded-For" (the default; the client from
+	// X-Forwarded-For, the scheme from X-Forwarded-Proto), as nginx, HAProxy
+	// and most cloud load balancers write, or "Forwarded" (RFC 7239: for=
+	// and proto=). The other is ignored, so that a client cannot add the
+	// header its proxy does not write and have it believed.
+	// PLINTH_FORWARDED_HEADER overrides it; another value fails startup.
+	// Read once, at Build.
+	ForwardedHeader string
+
 	// Config configures Run and Serve; its zero value means the defaults,
 	// and PLINTH_* environment variables override it. See Config.
 	Config Config
@@ -58,6 +68,9 @@ type App struct {
 	methods methodSet
 	state   any
 	built   atomic.Pointer[table]
+	// settings, resolved by Run or Serve before they build the App (with
+	// every bad value reported in their error); nil: Build resolves them.
+	settings *settings
 
 	defaults        bool         // New: the default layer wraps every route and fallback
 	defaultMaxBody  atomic.Int64 // body limit of routes whose groups set none
@@ -152,6 +165,8 @@ func (a *App) Build() {
 	}
 	t, err := newTable(a)
 	if err != nil {
+		// Run and Serve report bad settings as their error before they
+		// build; only a direct Build (or a first request) gets here.
 		panic(err.Error())
 	}
 	a.built.Store(t)
@@ -170,6 +185,7 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := t.pool.Get().(*Ctx)
 	c.reset(w, r)
 	t.dispatch(c)
+	c.finish()
 	c.release()
 	t.pool.Put(c)
 }

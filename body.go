@@ -3,89 +3,168 @@ package plinth
 import (
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 )
 
-// guardBody applies the route's body limit and the server's body read pacing
-// before the handler runs. It reports false when it has answered the request
-// itself: a 413 problem for a declared length over the limit, sent with
-// "Connection: close" so that the body is never read.
+// BodyError is a failure to read the request body, as Plinth's body reader
+// returns it to handlers: a body over its limit (*http.MaxBytesError inside),
+// a body that arrived too slowly (os.ErrDeadlineExceeded inside: the body read
+// timeout cut it), bad chunked encoding, or a client gone mid-body. The
+// built-in renderer answers 413, 408 and 400 respectively, whatever wraps it,
+// so a handler may return a body read error as it got it.
+type BodyError struct{ Err error }
+
+// Error describes the failure for logs.
+func (e *BodyError) Error() string { return "reading the request body: " + e.Err.Error() }
+
+// Unwrap returns the read error.
+func (e *BodyError) Unwrap() error { return e.Err }
+
+// guardBody gives a request that has a body its limit and the server's body
+// read pacing before anything of the chain runs: the body is wrapped in a
+// bodyReader, carried by a shallow copy of the request (net/http decides, from
+// the body of its own request, whether an unread body is drained or the
+// connection closed, and must keep seeing its own). A declared length over
+// the limit is not read at all: the route's chain answers 413 from the
+// position of its handler (see refuseOversize), so the response gets the
+// request ID, security headers, middleware and ErrorHandler like any other
+// error. limit 0 means the App's default, < 0 none.
 //
-// The handler gets a shallow copy of the request carrying the wrapped body:
-// net/http decides, from the body of its own request, whether an unread
-// body is drained or the connection closed, and must keep seeing its own.
-// Cost, for requests with a body only: the copy, the wrappers (up to 3
-// allocations) and a read deadline update per Read while pacing.
-func (t *table) guardBody(c *Ctx, rt *route) bool {
+// Cost, for requests with a body only: the request copy and the reader (two
+// allocations), and a read deadline update per Read while pacing.
+func (t *table) guardBody(c *Ctx, limit int64) {
 	r := c.req
-	limit := rt.maxBody
 	if limit == 0 {
 		limit = t.app.defaultMaxBody.Load()
 	}
-	timeout := time.Duration(t.app.bodyReadTimeout.Load())
-	if limit <= 0 && timeout <= 0 {
-		return true
-	}
+	limit = max(limit, 0)
+	c.bodyLimit = limit
+	br := &bodyReader{src: r.Body, w: c.rw.w, limit: limit, remain: limit}
 	if limit > 0 && r.ContentLength > limit {
-		c.Header()["Connection"] = connectionClose
-		c.writeProblem(&Problem{Status: http.StatusRequestEntityTooLarge,
-			Detail: "request body larger than the limit of " + strconv.FormatInt(limit, 10) + " bytes"})
-		return false
+		// Never read: refuseOversize answers 413 and the connection closes;
+		// middleware that reads the body before it gets the same error.
+		c.bodyOversize = true
+		br.fail()
+	} else if timeout := time.Duration(t.app.bodyReadTimeout.Load()); timeout > 0 {
+		br.pace(timeout, t.app.minBodyRate.Load())
 	}
-	body := r.Body
-	if timeout > 0 {
-		body = newPacedBody(c.rw.w, body, timeout, t.app.minBodyRate.Load())
-	}
-	if limit > 0 {
-		// The server's own writer, so that it learns to close the connection.
-		body = http.MaxBytesReader(c.rw.w, body, limit)
-	}
+	c.body = br
 	r2 := new(http.Request)
 	*r2 = *r
-	r2.Body = body
+	r2.Body = br
 	c.req = r2
-	return true
+	c.handOut(r2)
 }
 
-// pacedBody gives a request body a read deadline that starts at timeout and
-// grows by a second for every rate bytes read, so that a steady upload of
-// any length passes and a trickle (a slow-body attack) is cut off. At the end
-// of the body the deadline is lifted, so that the handler may take its time
-// afterwards; after any other error it stays, so that net/http's draining of
-// an unread body fails as fast and the connection closes.
-type pacedBody struct {
-	io.ReadCloser
-	rc      *http.ResponseController
+// refuseOversize wraps a route's handler: a request whose declared body
+// length is over the route's limit gets a 413 problem from here, inside the
+// route's middleware and the default layer, instead of reaching the handler.
+func refuseOversize(next HandlerFunc) HandlerFunc {
+	return func(c *Ctx) error {
+		if c.bodyOversize {
+			return &BodyError{Err: &http.MaxBytesError{Limit: c.bodyLimit}}
+		}
+		return next(c)
+	}
+}
+
+// bodyReader is the request body as handlers read it. It enforces the limit
+// (past it, Read fails with *http.MaxBytesError, as http.MaxBytesReader's,
+// and the response asks the client to close), returns read errors as
+// *BodyError, and, paced, gives the connection a read deadline that starts
+// at the body read timeout and grows by a second for every rate bytes read,
+// so that a steady upload of any length passes and a trickle (a slow-body
+// attack) is cut off. At the end of the body the deadline is lifted, so that
+// the handler may take its time afterwards; after any other error it stays,
+// so that net/http's draining of an unread body fails as fast and the
+// connection closes.
+type bodyReader struct {
+	src    io.ReadCloser
+	w      http.ResponseWriter // the server's writer
+	limit  int64               // 0: none
+	remain int64               // bytes left under the limit
+	err    error               // sticky: the limit was passed
+	eof    bool
+
+	paced   bool
+	rc      http.ResponseController
 	start   time.Time
 	timeout time.Duration
 	rate    int64
 	read    int64
 }
 
-func newPacedBody(w http.ResponseWriter, body io.ReadCloser, timeout time.Duration, rate int64) io.ReadCloser {
-	rc := http.NewResponseController(w)
-	start := time.Now()
-	if rc.SetReadDeadline(start.Add(timeout)) != nil {
-		return body // this writer cannot set deadlines (a test recorder, say)
+// pace arms the deadline; a writer that cannot set deadlines (a test
+// recorder) leaves the body unpaced.
+func (b *bodyReader) pace(timeout time.Duration, rate int64) {
+	b.rc = *http.NewResponseController(b.w)
+	b.start = time.Now()
+	if b.rc.SetReadDeadline(b.start.Add(timeout)) != nil {
+		return
 	}
-	return &pacedBody{ReadCloser: body, rc: rc, start: start, timeout: timeout, rate: max(rate, 1)}
+	b.paced, b.timeout, b.rate = true, timeout, max(rate, 1)
 }
 
-func (b *pacedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
+// fail makes every further Read fail with the limit's error, and asks the
+// client to close the connection, as net/http does for http.MaxBytesReader.
+func (b *bodyReader) fail() {
+	b.err = &BodyError{Err: &http.MaxBytesError{Limit: b.limit}}
+	b.w.Header()["Connection"] = connectionClose
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if b.limit > 0 && int64(len(p)) > b.remain {
+		p = p[:b.remain+1] // one byte more tells a body at the limit from one past it
+	}
+	n, err := b.src.Read(p)
+	if b.limit > 0 {
+		if int64(n) > b.remain {
+			n = int(b.remain)
+			b.remain = 0
+			b.fail()
+			return n, b.err
+		}
+		b.remain -= int64(n)
+	}
 	switch {
 	case err == io.EOF:
-		// The body is in: lift the deadline, so that net/http's background
-		// read (which watches for the client going away) cannot time out
-		// and cancel the request's context while the handler works.
-		_ = b.rc.SetReadDeadline(time.Time{})
+		b.eof = true
+		if b.paced {
+			// The body is in: lift the deadline, so that net/http's
+			// background read (which watches for the client going away)
+			// cannot time out and cancel the request's context while the
+			// handler works.
+			_ = b.rc.SetReadDeadline(time.Time{})
+		}
+		return n, err
 	case err != nil:
 		// Keep the deadline: see the type's comment.
-	case n > 0:
+		return n, &BodyError{Err: err}
+	case n > 0 && b.paced:
 		b.read += int64(n)
 		earned := time.Duration(b.read/b.rate)*time.Second + time.Duration(b.read%b.rate)*time.Second/time.Duration(b.rate)
 		_ = b.rc.SetReadDeadline(b.start.Add(b.timeout + earned))
 	}
 	return n, err
+}
+
+// Close closes the underlying body.
+func (b *bodyReader) Close() error { return b.src.Close() }
+
+// hasBody reports whether the request declares a body (a length, or chunked).
+func hasBody(r *http.Request) bool {
+	return r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody
+}
+
+// cutUnreadBody ends the reading of a body that nobody will read: after a
+// fallback answer (404, 405, OPTIONS, redirect, probe) or a 413, net/http
+// would otherwise discard up to 256 KiB of it, at whatever pace the client
+// sends, before it closes the connection. The response carries "Connection:
+// close" (set before it was written); this makes the discard stop at the
+// bytes already received.
+func cutUnreadBody(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
-	"os"
 	"strings"
 )
 
@@ -54,31 +53,32 @@ func unmapPrefix(p netip.Prefix) netip.Prefix {
 	return p
 }
 
-// resolveTrustedProxies combines App.TrustedProxies with
-// PLINTH_TRUSTED_PROXIES, which replaces them when set.
-func resolveTrustedProxies(a *App) (trustedProxies, error) {
-	tp := make(trustedProxies, 0, len(a.TrustedProxies))
-	for _, p := range a.TrustedProxies {
-		if !p.IsValid() {
-			return nil, fmt.Errorf("plinth: App.TrustedProxies holds an invalid prefix")
-		}
-		tp = append(tp, unmapPrefix(p))
+// forwardedHeader is the header the trusted proxies write.
+type forwardedHeader int
+
+const (
+	xForwardedFor forwardedHeader = iota // X-Forwarded-For and X-Forwarded-Proto
+	forwarded                            // RFC 7239 Forwarded
+)
+
+// parseForwardedHeader reads App.ForwardedHeader or PLINTH_FORWARDED_HEADER;
+// "" is the default, X-Forwarded-For.
+func parseForwardedHeader(s string) (forwardedHeader, error) {
+	switch {
+	case s == "" || strings.EqualFold(s, "X-Forwarded-For"):
+		return xForwardedFor, nil
+	case strings.EqualFold(s, "Forwarded"):
+		return forwarded, nil
 	}
-	if v, ok := os.LookupEnv("PLINTH_TRUSTED_PROXIES"); ok {
-		env, err := parseTrustedProxies(v)
-		if err != nil {
-			return nil, fmt.Errorf("plinth: bad configuration: PLINTH_TRUSTED_PROXIES=%q: %v", v, err)
-		}
-		tp = env
-	}
-	return tp, nil
+	return xForwardedFor, fmt.Errorf(`want "X-Forwarded-For" (the default) or "Forwarded"`)
 }
 
 // ClientIP returns the address of the client. It is the connection's peer,
-// unless the peer is one of App.TrustedProxies: then the forwarding headers
-// are read right to left, each hop added by a trusted proxy, and the first
-// address that is not itself a trusted proxy is the client. Forwarded (RFC
-// 7239) is read when present, X-Forwarded-For otherwise. A hop that does not
+// unless the peer is one of App.TrustedProxies: then the forwarding header
+// the proxies write (App.ForwardedHeader: X-Forwarded-For by default, or
+// Forwarded; the other is ignored) is read right to left, each hop added by
+// a trusted proxy, and the first address that is not itself a trusted proxy
+// is the client. A hop that does not
 // parse stops the walk at the proxy that wrote it; when every hop is trusted
 // the leftmost is the client. Headers from untrusted peers are never read.
 // The result is computed once per request; with no trusted proxies it is the
@@ -98,13 +98,10 @@ func (c *Ctx) resolveClient() netip.Addr {
 		return peer
 	}
 	h := c.req.Header
-	if fw := h.Values("Forwarded"); len(fw) > 0 {
-		return walkHops(peer, tp, fw, forwardedFor)
+	if c.t.forwarded == forwarded {
+		return walkHops(peer, tp, h.Values("Forwarded"), forwardedFor)
 	}
-	if xff := h.Values("X-Forwarded-For"); len(xff) > 0 {
-		return walkHops(peer, tp, xff, func(s string) (netip.Addr, bool) { return parseHop(s) })
-	}
-	return peer
+	return walkHops(peer, tp, h.Values("X-Forwarded-For"), parseHop)
 }
 
 // walkHops walks the comma-separated hops of the header lines from the
@@ -189,8 +186,9 @@ func forwardedParam(elem, name string) (string, bool) {
 
 // Secure reports whether the client reached the service over HTTPS: the
 // connection is TLS, or the peer is a trusted proxy (App.TrustedProxies) that
-// says so in the last element of Forwarded (proto=https) or, without
-// Forwarded, the last value of X-Forwarded-Proto. The default layer sends
+// says so in the header it writes (App.ForwardedHeader): the last value of
+// X-Forwarded-Proto by default, or proto=https in the last element of
+// Forwarded. The default layer sends
 // Strict-Transport-Security only when Secure is true.
 func (c *Ctx) Secure() bool {
 	if c.req.TLS != nil {
@@ -200,7 +198,7 @@ func (c *Ctx) Secure() bool {
 	if len(tp) == 0 || !tp.contains(c.PeerAddr().Addr()) {
 		return false
 	}
-	return forwardedHTTPS(c.req.Header)
+	return forwardedHTTPS(c.req.Header, c.t.forwarded)
 }
 
 // Scheme returns "https" when Secure, "http" otherwise.
@@ -212,8 +210,12 @@ func (c *Ctx) Scheme() string {
 }
 
 // forwardedHTTPS reads the nearest proxy's protocol claim.
-func forwardedHTTPS(h http.Header) bool {
-	if fw := h.Values("Forwarded"); len(fw) > 0 {
+func forwardedHTTPS(h http.Header, fh forwardedHeader) bool {
+	if fh == forwarded {
+		fw := h.Values("Forwarded")
+		if len(fw) == 0 {
+			return false
+		}
 		last := fw[len(fw)-1]
 		if j := strings.LastIndexByte(last, ','); j >= 0 {
 			last = last[j+1:]

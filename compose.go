@@ -34,7 +34,7 @@ func routeHandler(rt *route) HandlerFunc {
 	if rt.strip > 0 {
 		h = stripSegments(rt.strip, h)
 	}
-	return nativeOf(h, rt)
+	return refuseOversize(nativeOf(h, rt))
 }
 
 // nativeOf returns h itself if it is a HandlerFunc, else an adapter that calls
@@ -93,6 +93,9 @@ func adaptStd(mw func(http.Handler) http.Handler, next HandlerFunc) HandlerFunc 
 func (c *Ctx) serveAs(w http.ResponseWriter, r *http.Request, h HandlerFunc) {
 	w0, r0, dl0 := c.w, c.req, c.reqDL
 	c.w, c.req, c.reqDL = w, r, true
+	if r != r0 {
+		c.handOut(r)
+	}
 	if err := h(c); err != nil {
 		c.handleError(err)
 	}
@@ -114,6 +117,7 @@ func CtxFrom(r *http.Request) *Ctx {
 func (c *Ctx) requestWithCtx() *http.Request {
 	if !c.inCtx {
 		c.req = c.req.WithContext(context.WithValue(c.Context(), ctxKey{}, c))
+		c.handOut(c.req)
 		c.inCtx = true
 		c.reqDL = true // c.Context() included the deadline, if any
 	}
@@ -133,6 +137,9 @@ func stripSegments(n int, h http.Handler) http.Handler {
 			u.RawPath = cutSegments(u.RawPath, n)
 		}
 		r2.URL = &u
+		if c := CtxFrom(r); c != nil {
+			c.handOut(r2)
+		}
 		h.ServeHTTP(w, r2)
 	})
 }

@@ -118,111 +118,156 @@ const (
 	DefaultReadinessCacheTTL = time.Second
 )
 
+// envReader reads PLINTH_* variables through lookup (os.LookupEnv, or a map
+// in tests), collecting one message per bad value so that every mistake is
+// reported at once.
+type envReader struct {
+	lookup func(string) (string, bool)
+	errs   []string
+}
+
+// get returns the trimmed value of name; an empty or blank value is unset.
+func (e *envReader) get(name string) (string, bool) {
+	v, ok := e.lookup(name)
+	v = strings.TrimSpace(v)
+	return v, ok && v != ""
+}
+
+func (e *envReader) fail(format string, args ...any) {
+	e.errs = append(e.errs, fmt.Sprintf(format, args...))
+}
+
+// off is how a duration or a limit says "switched off" to withDefaults.
+const off = -1
+
+// duration reads a Go duration. zero: what "0" means: offOK switches the
+// setting off, zeroOK keeps 0 (a setting whose default is 0), otherwise "0"
+// is refused.
+func (e *envReader) duration(name string, dst *time.Duration, zero zeroMeaning) {
+	v, ok := e.get(name)
+	if !ok {
+		return
+	}
+	d, err := time.ParseDuration(v)
+	if v == "0" {
+		d, err = 0, nil
+	}
+	switch {
+	case err != nil:
+		e.fail("%s=%q: not a duration (use Go syntax such as 10s or 500ms)", name, v)
+	case d < 0:
+		e.fail("%s=%q: must not be negative", name, v)
+	case d == 0 && zero == offOK:
+		*dst = off
+	case d == 0 && zero == zeroRefused:
+		e.fail("%s=%q: must be positive (this setting cannot be switched off)", name, v)
+	default:
+		*dst = d
+	}
+}
+
+// integer reads a non-negative integer; zero as for duration.
+func (e *envReader) integer(name string, dst *int64, zero zeroMeaning) {
+	v, ok := e.get(name)
+	if !ok {
+		return
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err != nil:
+		e.fail("%s=%q: not an integer", name, v)
+	case n < 0:
+		e.fail("%s=%q: must not be negative", name, v)
+	case n == 0 && zero == offOK:
+		*dst = off
+	case n == 0 && zero == zeroRefused:
+		e.fail("%s=%q: must be positive", name, v)
+	default:
+		*dst = n
+	}
+}
+
+// count is integer for int fields.
+func (e *envReader) count(name string, dst *int, zero zeroMeaning) {
+	n := int64(*dst)
+	e.integer(name, &n, zero)
+	*dst = int(n)
+}
+
+func (e *envReader) str(name string, dst *string) {
+	if v, ok := e.get(name); ok {
+		*dst = v
+	}
+}
+
+func (e *envReader) boolean(name string, dst *bool) {
+	if v, ok := e.get(name); ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			e.fail("%s=%q: not a boolean", name, v)
+		}
+		*dst = b
+	}
+}
+
+type zeroMeaning int
+
+const (
+	zeroRefused zeroMeaning = iota
+	offOK
+	zeroOK
+)
+
+// badConfiguration joins the messages into the error Run and Serve return.
+func badConfiguration(errs []string) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("plinth: bad configuration:\n\t%s", strings.Join(errs, "\n\t"))
+}
+
 // withEnv returns c overlaid with the PLINTH_* variables that lookup finds,
 // then with defaults for the fields still zero. Negative durations and
 // limits (or "0" in the environment, where the field's doc allows it) mean
 // "off" and come back as 0 in the fields that support it; the result is
-// ready to use.
+// ready to use. Every bad value is reported in the one error.
 func (c Config) withEnv(lookup func(string) (string, bool)) (Config, error) {
-	var errs []string
-	env := func(name string) (string, bool) {
-		v, ok := lookup(name)
-		return strings.TrimSpace(v), ok && strings.TrimSpace(v) != ""
-	}
-	// zeroDisables: "0" switches the setting off; otherwise "0" is refused,
-	// except where zero is the setting's default (the drain delay).
-	dur := func(name string, dst *time.Duration, zeroDisables bool) {
-		v, ok := env(name)
-		if !ok {
-			return
-		}
-		d, err := time.ParseDuration(v)
-		if v == "0" {
-			d, err = 0, nil
-		}
-		switch {
-		case err != nil:
-			errs = append(errs, fmt.Sprintf("%s=%q: not a duration (use Go syntax such as 10s or 500ms)", name, v))
-		case d < 0:
-			errs = append(errs, fmt.Sprintf("%s=%q: must not be negative", name, v))
-		case d == 0 && zeroDisables:
-			*dst = -1
-		case d == 0 && name != "PLINTH_DRAIN_DELAY":
-			errs = append(errs, fmt.Sprintf("%s=%q: must be positive (this setting cannot be switched off)", name, v))
-		default:
-			*dst = d
-		}
-	}
-	integer := func(name string, dst *int64, zeroDisables bool) {
-		v, ok := env(name)
-		if !ok {
-			return
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		switch {
-		case err != nil:
-			errs = append(errs, fmt.Sprintf("%s=%q: not an integer", name, v))
-		case n < 0:
-			errs = append(errs, fmt.Sprintf("%s=%q: must not be negative", name, v))
-		case n == 0 && zeroDisables:
-			*dst = -1
-		case n == 0:
-			errs = append(errs, fmt.Sprintf("%s=%q: must be positive", name, v))
-		default:
-			*dst = n
-		}
-	}
-	str := func(name string, dst *string) {
-		if v, ok := env(name); ok {
-			*dst = v
-		}
-	}
-	str("PLINTH_ADDR", &c.Addr)
-	dur("PLINTH_HEADER_READ_TIMEOUT", &c.HeaderReadTimeout, true)
-	dur("PLINTH_BODY_READ_TIMEOUT", &c.BodyReadTimeout, true)
-	dur("PLINTH_IDLE_TIMEOUT", &c.IdleTimeout, false)
-	dur("PLINTH_DRAIN_DELAY", &c.DrainDelay, false)
-	dur("PLINTH_SHUTDOWN_TIMEOUT", &c.ShutdownTimeout, false)
-	dur("PLINTH_READINESS_CACHE_TTL", &c.ReadinessCacheTTL, false)
-	integer("PLINTH_MIN_BODY_RATE", &c.MinBodyRate, false)
-	integer("PLINTH_MAX_BODY_BYTES", &c.MaxBodyBytes, true)
-	var n int64
-	integer("PLINTH_MAX_HEADER_BYTES", &n, false)
-	if n > 0 {
-		c.MaxHeaderBytes = int(n)
-	}
-	n = 0
-	integer("PLINTH_MAX_CONNECTIONS", &n, true)
-	if n != 0 {
-		c.MaxConnections = int(n)
-	}
-	if v, ok := env("PLINTH_REUSE_PORT"); ok {
+	e := &envReader{lookup: lookup}
+	c.readEnv(e)
+	c = c.withDefaults(e)
+	return c, badConfiguration(e.errs)
+}
+
+// readEnv overlays the variables on c.
+func (c *Config) readEnv(e *envReader) {
+	e.str("PLINTH_ADDR", &c.Addr)
+	e.duration("PLINTH_HEADER_READ_TIMEOUT", &c.HeaderReadTimeout, offOK)
+	e.duration("PLINTH_BODY_READ_TIMEOUT", &c.BodyReadTimeout, offOK)
+	e.duration("PLINTH_IDLE_TIMEOUT", &c.IdleTimeout, zeroRefused)
+	e.duration("PLINTH_DRAIN_DELAY", &c.DrainDelay, zeroOK)
+	e.duration("PLINTH_SHUTDOWN_TIMEOUT", &c.ShutdownTimeout, zeroRefused)
+	e.duration("PLINTH_READINESS_CACHE_TTL", &c.ReadinessCacheTTL, zeroRefused)
+	e.integer("PLINTH_MIN_BODY_RATE", &c.MinBodyRate, zeroRefused)
+	e.integer("PLINTH_MAX_BODY_BYTES", &c.MaxBodyBytes, offOK)
+	e.count("PLINTH_MAX_HEADER_BYTES", &c.MaxHeaderBytes, zeroRefused)
+	e.count("PLINTH_MAX_CONNECTIONS", &c.MaxConnections, offOK)
+	if v, ok := e.get("PLINTH_REUSE_PORT"); ok {
 		if k, err := strconv.Atoi(v); err != nil || k < 0 {
-			errs = append(errs, fmt.Sprintf("PLINTH_REUSE_PORT=%q: not a count of listeners (0 or 1 opens one)", v))
+			e.fail("PLINTH_REUSE_PORT=%q: not a count of listeners (0 or 1 opens one)", v)
 		} else {
 			c.ReusePort = k
 		}
 	}
-	str("PLINTH_LIVENESS_PATH", &c.LivenessPath)
-	str("PLINTH_READINESS_PATH", &c.ReadinessPath)
-	str("PLINTH_TLS_CERT_FILE", &c.TLSCertFile)
-	str("PLINTH_TLS_KEY_FILE", &c.TLSKeyFile)
-	if v, ok := env("PLINTH_H2C"); ok {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("PLINTH_H2C=%q: not a boolean", v))
-		}
-		c.H2C = b
-	}
-	if len(errs) > 0 {
-		return c, fmt.Errorf("plinth: bad configuration:\n\t%s", strings.Join(errs, "\n\t"))
-	}
-	return c.withDefaults()
+	e.str("PLINTH_LIVENESS_PATH", &c.LivenessPath)
+	e.str("PLINTH_READINESS_PATH", &c.ReadinessPath)
+	e.str("PLINTH_TLS_CERT_FILE", &c.TLSCertFile)
+	e.str("PLINTH_TLS_KEY_FILE", &c.TLSKeyFile)
+	e.boolean("PLINTH_H2C", &c.H2C)
 }
 
 // withDefaults fills zero fields with the defaults, turns "off" markers
-// (negative values) into 0 and checks what is left.
-func (c Config) withDefaults() (Config, error) {
+// (negative values) into 0 and checks what is left, adding to e's errors.
+func (c Config) withDefaults(e *envReader) Config {
 	def := func(d *time.Duration, v time.Duration) {
 		switch {
 		case *d == 0:
@@ -239,14 +284,16 @@ func (c Config) withDefaults() (Config, error) {
 	def(&c.IdleTimeout, DefaultIdleTimeout)
 	def(&c.ShutdownTimeout, DefaultShutdownTimeout)
 	def(&c.ReadinessCacheTTL, DefaultReadinessCacheTTL)
-	if c.DrainDelay < 0 {
-		c.DrainDelay = 0
-	}
+	c.DrainDelay = max(c.DrainDelay, 0)
 	if c.MinBodyRate <= 0 {
 		c.MinBodyRate = DefaultMinBodyRate
 	}
 	if c.MaxHeaderBytes <= 0 {
 		c.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if c.MaxHeaderBytes <= headerSlack {
+		e.fail("PLINTH_MAX_HEADER_BYTES (MaxHeaderBytes) %d: must be more than %d bytes (net/http reads %d bytes past its own limit, which Plinth lowers by as much)",
+			c.MaxHeaderBytes, headerSlack, headerSlack)
 	}
 	switch {
 	case c.MaxBodyBytes == 0:
@@ -271,18 +318,85 @@ func (c Config) withDefaults() (Config, error) {
 		{"PLINTH_READINESS_PATH (ReadinessPath)", c.ReadinessPath},
 	} {
 		if p := probe.path; p != "-" && (!strings.HasPrefix(p, "/") || cleanPath(p) != p) {
-			return c, fmt.Errorf("plinth: bad configuration: %s=%q must be a clean absolute path, or \"-\" to switch the probe off", probe.name, p)
+			e.fail("%s=%q must be a clean absolute path, or \"-\" to switch the probe off", probe.name, p)
 		}
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
-		return c, fmt.Errorf("plinth: bad configuration: set both PLINTH_TLS_CERT_FILE and PLINTH_TLS_KEY_FILE, or neither")
+		e.fail("set both PLINTH_TLS_CERT_FILE and PLINTH_TLS_KEY_FILE, or neither")
 	}
 	if c.ReusePort < 0 {
-		return c, fmt.Errorf("plinth: bad configuration: PLINTH_REUSE_PORT (ReusePort) %d is negative", c.ReusePort)
+		e.fail("PLINTH_REUSE_PORT (ReusePort) %d is negative", c.ReusePort)
 	}
-	return c, nil
+	return c
 }
+
+// headerSlack is what net/http reads past Server.MaxHeaderBytes before it
+// answers 431; Plinth gives the server MaxHeaderBytes less this, so that the
+// documented limit is the real one.
+const headerSlack = 4096
 
 // ResolveConfig returns c with the PLINTH_* environment variables applied and
 // the defaults filled in: the configuration Run and Serve would use.
 func ResolveConfig(c Config) (Config, error) { return c.withEnv(os.LookupEnv) }
+
+// settings is the App's own configuration, used when it is built: its fields
+// (HandlerTimeout, TrustedProxies, ForwardedHeader) with their PLINTH_*
+// variables applied, and PLINTH_SKIP_MIDDLEWARE.
+type settings struct {
+	handlerTimeout time.Duration // New's handler timeout, 0 for none
+	trusted        trustedProxies
+	forwarded      forwardedHeader
+	skip           layerSet // default layers PLINTH_SKIP_MIDDLEWARE drops
+}
+
+// readSettings resolves the App's settings, adding bad values to e's errors.
+func (a *App) readSettings(e *envReader) settings {
+	var s settings
+	timeout := a.HandlerTimeout
+	e.duration("PLINTH_HANDLER_TIMEOUT", &timeout, offOK)
+	switch {
+	case timeout == 0:
+		s.handlerTimeout = DefaultHandlerTimeout
+	case timeout > 0:
+		s.handlerTimeout = timeout
+	}
+	s.trusted = make(trustedProxies, 0, len(a.TrustedProxies))
+	for _, p := range a.TrustedProxies {
+		if !p.IsValid() {
+			e.fail("App.TrustedProxies holds an invalid prefix")
+			continue
+		}
+		s.trusted = append(s.trusted, unmapPrefix(p))
+	}
+	if v, ok := e.lookup("PLINTH_TRUSTED_PROXIES"); ok {
+		tp, err := parseTrustedProxies(v)
+		if err != nil {
+			e.fail("PLINTH_TRUSTED_PROXIES=%q: %v", v, err)
+		}
+		s.trusted = tp
+	}
+	fh := a.ForwardedHeader
+	e.str("PLINTH_FORWARDED_HEADER", &fh)
+	var err error
+	if s.forwarded, err = parseForwardedHeader(fh); err != nil {
+		e.fail("PLINTH_FORWARDED_HEADER (App.ForwardedHeader)=%q: %v", fh, err)
+	}
+	if v, ok := e.get("PLINTH_SKIP_MIDDLEWARE"); ok {
+		if s.skip, err = parseLayerSet(v); err != nil {
+			e.fail("PLINTH_SKIP_MIDDLEWARE=%q: %v", v, err)
+		}
+	}
+	return s
+}
+
+// resolve returns the server configuration and the App's settings from the
+// App's fields and the environment, with every bad value in one error: the
+// one place where configuration is read.
+func (a *App) resolve(lookup func(string) (string, bool)) (Config, settings, error) {
+	e := &envReader{lookup: lookup}
+	cfg := a.Config
+	cfg.readEnv(e)
+	cfg = cfg.withDefaults(e)
+	s := a.readSettings(e)
+	return cfg, s, badConfiguration(e.errs)
+}

@@ -69,6 +69,17 @@ type Ctx struct {
 	timeout   timeoutState
 	location  string // target of a fallback redirect
 
+	// The request body, when it has one (see guardBody).
+	orig         *http.Request // the request net/http gave
+	body         *bodyReader   // the wrapper handlers read, nil for none
+	bodyLimit    int64         // the limit in force, 0 for none
+	bodyOversize bool          // declared length over the limit: refused
+	cutBody      bool          // a fallback answered: the body is never read
+	// handed lists the request copies handed out (to handlers, middleware,
+	// ParseMultipartForm callers), whose multipart files are removed when
+	// the request ends: net/http only cleans up the request it made.
+	handed []*http.Request
+
 	buf     bytes.Buffer  // JSON encoding
 	enc     *json.Encoder // writes to buf
 	out     []byte        // problem documents
@@ -96,7 +107,40 @@ func (c *Ctx) reset(w http.ResponseWriter, r *http.Request) {
 	c.rw.timedOut.Store(false)
 	c.w = &c.rw
 	c.req = r
+	c.orig = r
 	c.remote = r.RemoteAddr
+}
+
+// finish ends the request's use of its body before the Ctx goes back to the
+// pool: a body that nobody will read is cut (see cutUnreadBody), and the
+// multipart files of every request copy handed out are removed.
+func (c *Ctx) finish() {
+	if (c.cutBody || c.bodyOversize || c.body != nil && c.body.err != nil) && (c.body == nil || !c.body.eof) {
+		cutUnreadBody(c.rw.w)
+	}
+	if len(c.handed) > 0 {
+		c.removeForms()
+	}
+}
+
+// handOut records a request copy that code outside the router may parse.
+func (c *Ctx) handOut(r *http.Request) {
+	if r != c.orig {
+		c.handed = append(c.handed, r)
+	}
+}
+
+// removeForms removes the temporary files of multipart forms parsed on the
+// request copies handed out. Copies made after the parse share its form;
+// removing twice is harmless.
+func (c *Ctx) removeForms() {
+	for i, r := range c.handed {
+		if f := r.MultipartForm; f != nil && f != c.orig.MultipartForm {
+			_ = f.RemoveAll()
+		}
+		c.handed[i] = nil
+	}
+	c.handed = c.handed[:0]
 }
 
 func (c *Ctx) release() {
@@ -104,8 +148,9 @@ func (c *Ctx) release() {
 	// next lookup sets, and what the stale strings keep alive (pieces of an
 	// earlier path) is small and dropped with the pool at the next GC, while
 	// the clear showed up in CPU profiles of the routing benchmarks.
-	c.w, c.req, c.rw.w = nil, nil, nil
+	c.w, c.req, c.orig, c.rw.w = nil, nil, nil, nil
 	c.route, c.nvals, c.inCtx, c.clientSet = nil, 0, false, false
+	c.body, c.bodyLimit, c.bodyOversize, c.cutBody = nil, 0, false, false
 	c.dl, c.reqDL = nil, false
 	c.requestID, c.location, c.nonce = "", "", ""
 	if c.buf.Cap() > maxPooledBuffer {
@@ -130,6 +175,7 @@ func (c *Ctx) Request() *http.Request {
 func (c *Ctx) materializeDeadline() {
 	c.req = c.req.WithContext(c.dl)
 	c.reqDL = true
+	c.handOut(c.req)
 }
 
 // Writer returns the response writer. It records the status for the error
@@ -151,6 +197,7 @@ func (c *Ctx) SetWriter(w http.ResponseWriter) { c.w = w }
 // values and the route stay those of the original request.
 func (c *Ctx) SetRequest(r *http.Request) {
 	c.req = r
+	c.handOut(r)
 	c.inCtx = CtxFrom(r) == c
 	c.reqDL = true // r derives from the request Request handed out
 }
@@ -338,22 +385,27 @@ func (c *Ctx) NoContent(code int) error {
 	return nil
 }
 
-// ErrUnsafeRedirect is returned (wrapped in a 500 Problem) by Redirect for a
+// ErrUnsafeRedirect is returned (wrapped in a 400 Problem) by Redirect for a
 // target that is off-site or could split the response.
 var ErrUnsafeRedirect = errors.New("plinth: unsafe redirect target")
 
 // Redirect sends a redirect to target, which must be a path on this site
 // ("/login", "../up", "?page=2"): targets with a scheme or host, or that a
 // browser reads as one ("//evil.example", "/\evil.example"), and targets with
-// control characters are refused with an error wrapping ErrUnsafeRedirect, so
-// user input cannot make an open redirect. code must be 3xx. Use
-// RedirectExternal for off-site targets.
+// control characters are refused with a 400 problem wrapping
+// ErrUnsafeRedirect, so user input cannot make an open redirect. The status
+// is 400, not 500, because such a target comes from the request (a
+// ?next= parameter, a Referer): the client sent something this site will not
+// act on, and a client's input must not produce a server error (or an error
+// log line per attempt). A constant off-site target in code fails the same
+// way on its first test. code must be 3xx (otherwise a 500: that is the
+// code's mistake). Use RedirectExternal for off-site targets.
 func (c *Ctx) Redirect(code int, target string) error {
 	if err := checkRedirect(code, target); err != nil {
 		return err
 	}
 	if isOffsite(target) {
-		return Errorf(http.StatusInternalServerError, "redirect target is off-site").Wrap(ErrUnsafeRedirect)
+		return Error(http.StatusBadRequest, "the redirect target is not a path on this site").Wrap(ErrUnsafeRedirect)
 	}
 	return c.redirect(code, target)
 }
@@ -379,7 +431,7 @@ func checkRedirect(code int, target string) error {
 	}
 	for i := 0; i < len(target); i++ {
 		if b := target[i]; b < 0x20 || b == 0x7f {
-			return Errorf(http.StatusInternalServerError, "redirect target has a control character").Wrap(ErrUnsafeRedirect)
+			return Error(http.StatusBadRequest, "the redirect target has a control character").Wrap(ErrUnsafeRedirect)
 		}
 	}
 	return nil

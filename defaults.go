@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -40,6 +39,45 @@ type defaultStack struct {
 	ids         idGenerator
 }
 
+// layerSet is a set of default layers, as PLINTH_SKIP_MIDDLEWARE names them.
+type layerSet struct{ recover, requestID, security, timeout bool }
+
+// parseLayerSet reads a comma-separated list of layer names.
+func parseLayerSet(list string) (layerSet, error) {
+	var s layerSet
+	for _, name := range strings.Split(list, ",") {
+		switch name = strings.TrimSpace(strings.ToLower(name)); name {
+		case "":
+		case LayerRecover:
+			s.recover = true
+		case LayerRequestID:
+			s.requestID = true
+		case LayerSecurity:
+			s.security = true
+		case LayerTimeout:
+			s.timeout = true
+		default:
+			return s, fmt.Errorf("unknown layer %q (known: %s, %s, %s, %s)",
+				name, LayerRecover, LayerRequestID, LayerSecurity, LayerTimeout)
+		}
+	}
+	return s, nil
+}
+
+// names lists the layers in the set, for the startup warning.
+func (s layerSet) names() []string {
+	var out []string
+	for _, l := range [...]struct {
+		on   bool
+		name string
+	}{{s.recover, LayerRecover}, {s.requestID, LayerRequestID}, {s.security, LayerSecurity}, {s.timeout, LayerTimeout}} {
+		if l.on {
+			out = append(out, l.name)
+		}
+	}
+	return out
+}
+
 type headerValue struct {
 	key   string
 	value []string
@@ -53,34 +91,18 @@ const (
 	cspAfter = ";script-src-attr 'none';style-src 'self' https: 'unsafe-inline';upgrade-insecure-requests"
 )
 
-// newDefaultStack builds the layer, dropping the parts named in skip.
-func newDefaultStack(skip string, timeout time.Duration, logger *slog.Logger) (*defaultStack, error) {
-	d := &defaultStack{recover: true, requestID: true, security: true, timeout: timeout}
+// newDefaultStack builds the layer without the parts in skip.
+func newDefaultStack(skip layerSet, timeout time.Duration, logger *slog.Logger) *defaultStack {
+	d := &defaultStack{recover: !skip.recover, requestID: !skip.requestID, security: !skip.security, timeout: timeout}
+	if skip.timeout {
+		d.timeout, d.skipTimeout = 0, true
+	}
 	d.ids.init()
-	var skipped []string
-	for _, name := range strings.Split(skip, ",") {
-		switch name = strings.TrimSpace(strings.ToLower(name)); name {
-		case "":
-			continue
-		case LayerRecover:
-			d.recover = false
-		case LayerRequestID:
-			d.requestID = false
-		case LayerSecurity:
-			d.security = false
-		case LayerTimeout:
-			d.timeout, d.skipTimeout = 0, true
-		default:
-			return nil, fmt.Errorf("plinth: PLINTH_SKIP_MIDDLEWARE=%q: unknown layer %q (known: %s, %s, %s, %s)",
-				skip, name, LayerRecover, LayerRequestID, LayerSecurity, LayerTimeout)
-		}
-		skipped = append(skipped, name)
-	}
-	if len(skipped) > 0 {
+	if names := skip.names(); len(names) > 0 {
 		logger.Warn("plinth: DEFAULT MIDDLEWARE SKIPPED (PLINTH_SKIP_MIDDLEWARE): this App is not production-safe",
-			"skipped", strings.Join(slices.Compact(skipped), ","))
+			"skipped", strings.Join(names, ","))
 	}
-	return d, nil
+	return d
 }
 
 // wrap returns next inside the default layer, writing sec, the security

@@ -1,7 +1,6 @@
 package plinth
 
 import (
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
 )
 
@@ -28,7 +26,8 @@ type table struct {
 	allMask   uint64                        // every method some route registers
 	scopes    []*scope                      // innermost first; the App's root scope is last
 	logger    *slog.Logger
-	trusted   trustedProxies // App.TrustedProxies or PLINTH_TRUSTED_PROXIES
+	trusted   trustedProxies  // App.TrustedProxies or PLINTH_TRUSTED_PROXIES
+	forwarded forwardedHeader // the header the trusted proxies write
 	onError   func(*Ctx, error)
 	pool      sync.Pool
 
@@ -41,34 +40,20 @@ func newTable(a *App) (*table, error) {
 	if t.logger == nil {
 		t.logger = slog.Default()
 	}
-	tp, err := resolveTrustedProxies(a)
-	if err != nil {
-		return nil, err
-	}
-	t.trusted = tp
-	if a.defaults {
-		timeout := a.HandlerTimeout
-		if v, ok := os.LookupEnv("PLINTH_HANDLER_TIMEOUT"); ok && strings.TrimSpace(v) != "" {
-			env, err := time.ParseDuration(strings.TrimSpace(v))
-			if strings.TrimSpace(v) == "0" {
-				env, err = -1, nil
-			}
-			if err != nil || env < -1 {
-				return nil, fmt.Errorf("plinth: bad configuration: PLINTH_HANDLER_TIMEOUT=%q: not a positive duration (use Go syntax such as 30s; 0 switches the timeout off)", v)
-			}
-			timeout = env
-		}
-		switch {
-		case timeout == 0:
-			timeout = DefaultHandlerTimeout
-		case timeout < 0:
-			timeout = 0
-		}
-		d, err := newDefaultStack(os.Getenv("PLINTH_SKIP_MIDDLEWARE"), timeout, t.logger)
-		if err != nil {
+	set := a.settings
+	if set == nil {
+		// Built without Run or Serve (a test, a program serving it
+		// itself): read the settings now.
+		e := &envReader{lookup: os.LookupEnv}
+		s := a.readSettings(e)
+		if err := badConfiguration(e.errs); err != nil {
 			return nil, err
 		}
-		t.defaults = d
+		set = &s
+	}
+	t.trusted, t.forwarded = set.trusted, set.forwarded
+	if a.defaults {
+		t.defaults = newDefaultStack(set.skip, set.handlerTimeout, t.logger)
 	}
 	t.methods = methodSet{names: slices.Clone(a.methods.names), custom: map[string]int{}}
 	for k, v := range a.methods.custom {
@@ -267,10 +252,8 @@ func (c *Ctx) withSlash(path string) string {
 func (t *table) serveRoute(c *Ctx, rt *route, n int) {
 	c.route = rt
 	c.nvals = n
-	// ContentLength first: 0 (no body) is the common case and the cheapest
-	// test; only then the interface comparisons.
-	if r := c.req; r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody && !t.guardBody(c, rt) {
-		return
+	if hasBody(c.req) {
+		t.guardBody(c, rt.maxBody)
 	}
 	if err := rt.serve(c); err != nil {
 		c.handleError(err)
@@ -301,7 +284,15 @@ func (t *table) serveMiss(c *Ctx, path string, m *matcher) {
 	t.run(c, s.methodNotAllowed)
 }
 
+// run answers with a fallback h. A request body is never read by the
+// built-in fallbacks: the response asks the client to close, and the body
+// is cut after it (see Ctx.finish) rather than drained at the client's pace.
 func (t *table) run(c *Ctx, h HandlerFunc) {
+	if hasBody(c.req) {
+		t.guardBody(c, 0)
+		c.cutBody = true
+		c.Header()["Connection"] = connectionClose
+	}
 	if err := h(c); err != nil {
 		c.handleError(err)
 	}
@@ -328,6 +319,10 @@ func (t *table) redirect(c *Ctx, path, location string) {
 // serveAsterisk answers "OPTIONS *" with every method the App routes, and
 // any other request for "*" with 400, as ServeMux does.
 func (t *table) serveAsterisk(c *Ctx) {
+	if hasBody(c.req) {
+		c.cutBody = true
+		c.Header()["Connection"] = connectionClose
+	}
 	if c.req.Method != http.MethodOptions {
 		c.Header()["Connection"] = []string{"close"}
 		c.w.WriteHeader(http.StatusBadRequest)

@@ -1,6 +1,7 @@
 package plinth
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -251,7 +252,11 @@ func dropRepresentation(h http.Header) {
 // already started.
 func (c *Ctx) handleError(err error) {
 	if c.rw.status != 0 {
-		c.logger().LogAttrs(c.req.Context(), slog.LevelWarn, "plinth: handler error after the response started",
+		level := slog.LevelWarn
+		if c.requestEnded(err) {
+			level = slog.LevelDebug // the client left, or the timeout layer reports it
+		}
+		c.logger().LogAttrs(c.req.Context(), level, "plinth: handler error after the response started",
 			slog.String("pattern", c.Pattern()), slog.String("path", c.req.URL.Path), slog.Any("error", err))
 		return
 	}
@@ -262,19 +267,42 @@ func (c *Ctx) handleError(err error) {
 	c.RenderError(err)
 }
 
+// StatusClientClosedRequest is the status Plinth records (and access logs
+// show) for a request whose client went away before its handler finished, as
+// nginx does: nobody receives the response.
+const StatusClientClosedRequest = 499
+
 // RenderError writes err with the built-in renderer, for custom
-// ErrorHandlers that want to fall back to it: a *Problem (found with
-// errors.As) as itself; an *http.MaxBytesError as 413; a read past its
-// deadline (os.ErrDeadlineExceeded: a body sent too slowly) as 408; anything
-// else as a 500
-// whose text is logged, never sent. A Problem with status 500, or with any
-// 5xx status and a cause (Problem.Wrap), is logged with its cause; a
-// deliberate 5xx without a cause (a 503 from load shedding or maintenance
-// mode) is not, so that refusals under overload do not flood the log.
+// ErrorHandlers that want to fall back to it:
+//   - a failure to read the request body (*BodyError, whatever wraps it):
+//     413 for a body over its limit (*http.MaxBytesError), 408 for a body
+//     that arrived too slowly (os.ErrDeadlineExceeded: Config.BodyReadTimeout
+//     cut it), 400 for the rest (bad chunked encoding, a client gone
+//     mid-body); never logged above debug level, since the client caused it;
+//   - a *Problem (found with errors.As) as itself;
+//   - an *http.MaxBytesError as 413;
+//   - a context error (context.Canceled, context.DeadlineExceeded) while the
+//     request's own context has ended: the client went away (status 499,
+//     logged at debug level) or the handler timeout fired (the timeout layer
+//     answers 503 and logs it once, at warn level), so it is not a 500;
+//   - anything else as a 500 whose text is logged, never sent.
+//
+// A Problem with status 500, or with any 5xx status and a cause
+// (Problem.Wrap), is logged with its cause; a deliberate 5xx without a cause
+// (a 503 from load shedding or maintenance mode) is not, so that refusals
+// under overload do not flood the log.
 func (c *Ctx) RenderError(err error) {
+	if be, ok := errors.AsType[*BodyError](err); ok {
+		c.renderBodyError(be)
+		return
+	}
 	if p, ok := errors.AsType[*Problem](err); ok {
 		if s := p.StatusCode(); s == http.StatusInternalServerError || s > 500 && p.cause != nil {
-			c.logError(err)
+			if c.requestEnded(err) {
+				c.logEnded(err)
+			} else {
+				c.logError(err)
+			}
 		}
 		c.writeProblem(p)
 		return
@@ -283,13 +311,67 @@ func (c *Ctx) RenderError(err error) {
 		c.writeProblem(&Problem{Status: http.StatusRequestEntityTooLarge, Detail: "request body too large"})
 		return
 	}
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		// The body read deadline (Config.BodyReadTimeout) cut a slow client.
-		c.writeProblem(&Problem{Status: http.StatusRequestTimeout, Detail: "the request body arrived too slowly"})
+	if c.requestEnded(err) {
+		c.logEnded(err)
+		if !c.TimedOut() {
+			c.writeProblem(&Problem{Status: StatusClientClosedRequest, Title: "Client Closed Request"})
+		}
 		return
 	}
 	c.logError(err)
 	c.writeProblem(&Problem{Status: http.StatusInternalServerError})
+}
+
+func (c *Ctx) renderBodyError(be *BodyError) {
+	c.logger().LogAttrs(c.req.Context(), slog.LevelDebug, "plinth: request body not read",
+		slog.String("method", c.req.Method), slog.String("pattern", c.Pattern()),
+		slog.String("path", c.req.URL.Path), slog.Any("error", be.Err))
+	switch {
+	case isMaxBytes(be.Err):
+		c.writeProblem(&Problem{Status: http.StatusRequestEntityTooLarge, Detail: "request body larger than the limit of " +
+			strconv.FormatInt(maxBytesLimit(be.Err), 10) + " bytes"})
+	case errors.Is(be.Err, os.ErrDeadlineExceeded):
+		c.Header()["Connection"] = connectionClose
+		c.writeProblem(&Problem{Status: http.StatusRequestTimeout, Detail: "the request body arrived too slowly"})
+	default:
+		c.Header()["Connection"] = connectionClose
+		c.writeProblem(&Problem{Status: http.StatusBadRequest, Detail: "the request body could not be read"})
+	}
+}
+
+func isMaxBytes(err error) bool {
+	_, ok := errors.AsType[*http.MaxBytesError](err)
+	return ok
+}
+
+func maxBytesLimit(err error) int64 {
+	if e, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return e.Limit
+	}
+	return 0
+}
+
+// requestEnded reports whether err is the request's own context ending (the
+// client went away, or the handler timeout fired) rather than a failure of
+// the handler: a context error while the request's context is done. A
+// context error from an operation's own deadline, with the request still
+// live, is a real failure.
+func (c *Ctx) requestEnded(err error) bool {
+	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	return c.TimedOut() || c.Context().Err() != nil || c.orig != nil && c.orig.Context().Err() != nil
+}
+
+// logEnded records a request whose context ended, once, below error level:
+// a timeout is reported by the timeout layer; a client that left is debug.
+func (c *Ctx) logEnded(err error) {
+	if c.TimedOut() {
+		return // runWithTimeout logs the 503
+	}
+	c.logger().LogAttrs(c.req.Context(), slog.LevelDebug, "plinth: client closed the request",
+		slog.String("method", c.req.Method), slog.String("pattern", c.Pattern()),
+		slog.String("path", c.req.URL.Path), slog.Int("status", StatusClientClosedRequest), slog.Any("error", err))
 }
 
 func (c *Ctx) logError(err error) {

@@ -40,7 +40,9 @@ func TestErrorRendering(t *testing.T) {
 		return &plinth.Problem{Type: "https://example.com/probs/out-of-credit", Title: "Out of credit", Status: 403, Instance: "/account/1"}
 	})
 	app.Get("/toolarge", func(c *plinth.Ctx) error { return &http.MaxBytesError{Limit: 10} })
-	app.Get("/slowbody", func(c *plinth.Ctx) error { return fmt.Errorf("reading: %w", os.ErrDeadlineExceeded) })
+	app.Get("/slowbody", func(c *plinth.Ctx) error {
+		return fmt.Errorf("reading: %w", &plinth.BodyError{Err: os.ErrDeadlineExceeded})
+	})
 	app.Get("/late", func(c *plinth.Ctx) error {
 		if err := c.Text(200, "partial"); err != nil {
 			return err

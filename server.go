@@ -22,7 +22,7 @@ import (
 // during the drain exits the process at once with status 1. Run returns nil
 // after a clean drain.
 func (a *App) Run() error {
-	cfg, err := ResolveConfig(a.Config)
+	cfg, err := a.configure()
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (a *App) Run() error {
 // variables applied; the listen address and ReusePort are ignored, as the
 // caller owns ln.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
-	cfg, err := ResolveConfig(a.Config)
+	cfg, err := a.configure()
 	if err != nil {
 		return err
 	}
@@ -89,6 +89,22 @@ func (a *App) OnShutdown(hook func(ctx context.Context) error) {
 // of long-lived or hijacked connections (WebSocket, server-sent events)
 // select on it to say goodbye and finish within the grace period.
 func (a *App) Draining() <-chan struct{} { return a.drainCh }
+
+// configure resolves the server configuration and the App's settings from
+// the App's fields and the PLINTH_* variables, every bad value named in one
+// error, and keeps the settings for Build.
+func (a *App) configure() (Config, error) {
+	cfg, set, err := a.resolve(os.LookupEnv)
+	if err != nil {
+		return cfg, err
+	}
+	a.mu.Lock()
+	if a.built.Load() == nil {
+		a.settings = &set
+	}
+	a.mu.Unlock()
+	return cfg, nil
+}
 
 func (a *App) logger(cfg Config) *slog.Logger {
 	switch {
@@ -161,9 +177,10 @@ func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
 		Handler:           front,
 		ReadHeaderTimeout: cfg.HeaderReadTimeout,
 		IdleTimeout:       cfg.IdleTimeout,
-		MaxHeaderBytes:    cfg.MaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		MaxHeaderBytes:    cfg.MaxHeaderBytes - headerSlack, // net/http reads headerSlack more
+
+		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	protocols := "HTTP/1.1"
 	tlsOn := cfg.TLSCertFile != ""

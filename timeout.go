@@ -2,6 +2,7 @@ package plinth
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -73,6 +74,10 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 		if !c.rw.timedOut.Load() {
 			return
 		}
+		c.logger().LogAttrs(c.req.Context(), slog.LevelWarn, "plinth: handler timed out",
+			slog.String("method", c.req.Method), slog.String("pattern", c.Pattern()),
+			slog.String("path", c.req.URL.Path), slog.String("request_id", c.requestID),
+			slog.Duration("timeout", d), slog.Bool("response_started", c.rw.status != 0))
 		if c.rw.status != 0 {
 			// The response started before the deadline: end the connection
 			// instead of letting a truncated response look complete. The
