@@ -57,7 +57,10 @@ type Config struct {
 	MaxBodyBytes int64
 
 	// MaxConnections bounds open connections; past it new connections get a
-	// minimal 503 and are closed at once, without queueing. Default 10000,
+	// minimal 503 and are closed at once, without queueing (over TLS they are
+	// closed before the handshake, without the 503: a plain-text answer
+	// would break the handshake, and completing one only to refuse costs
+	// the most expensive part of a connection). Default 10000,
 	// lowered (with a warning) to fit the process's open-file limit less 128.
 	// PLINTH_MAX_CONNECTIONS ("0" disables).
 	MaxConnections int

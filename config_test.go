@@ -1,6 +1,7 @@
 package plinth
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -199,5 +200,48 @@ func TestResolveConfigReadsTheEnvironment(t *testing.T) {
 	t.Setenv("PLINTH_HEADER_READ_TIMEOUT", "abc")
 	if _, err := ResolveConfig(Config{}); err == nil || !strings.Contains(err.Error(), "PLINTH_HEADER_READ_TIMEOUT") {
 		t.Errorf("bad variable: %v", err)
+	}
+}
+
+// TestServeReportsEveryBadVariable (issue 10.10): bad values of the App's
+// own variables (read at Build) are reported by Serve as one error with the
+// server's, each named, instead of panicking.
+func TestServeReportsEveryBadVariable(t *testing.T) {
+	t.Setenv("PLINTH_HANDLER_TIMEOUT", "soon")
+	t.Setenv("PLINTH_TRUSTED_PROXIES", "10.0.0.0/8, not-a-prefix")
+	t.Setenv("PLINTH_SKIP_MIDDLEWARE", "recover,everything")
+	t.Setenv("PLINTH_FORWARDED_HEADER", "X-Real-IP")
+	t.Setenv("PLINTH_IDLE_TIMEOUT", "x")
+	app := New()
+	app.Config = testConfig()
+	app.Get("/", hello)
+	ln := listenLocal(t)
+	defer ln.Close()
+	var err error
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				t.Fatalf("Serve panicked: %v", p)
+			}
+		}()
+		err = app.Serve(t.Context(), ln)
+	}()
+	if err == nil {
+		t.Fatal("Serve accepted bad variables")
+	}
+	for _, name := range []string{"PLINTH_HANDLER_TIMEOUT", "PLINTH_TRUSTED_PROXIES", "PLINTH_SKIP_MIDDLEWARE",
+		"PLINTH_FORWARDED_HEADER", "PLINTH_IDLE_TIMEOUT"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("the error does not name %s:\n%v", name, err)
+		}
+	}
+	// Good values are used.
+	for k, v := range map[string]string{"PLINTH_HANDLER_TIMEOUT": "0", "PLINTH_TRUSTED_PROXIES": "10.0.0.0/8",
+		"PLINTH_SKIP_MIDDLEWARE": "security", "PLINTH_FORWARDED_HEADER": "forwarded", "PLINTH_IDLE_TIMEOUT": "1m"} {
+		t.Setenv(k, v)
+	}
+	_, s, err := New().resolve(os.LookupEnv)
+	if err != nil || s.handlerTimeout != 0 || len(s.trusted) != 1 || !s.skip.security || s.forwarded != forwarded {
+		t.Errorf("good values: %+v, %v", s, err)
 	}
 }

@@ -66,6 +66,9 @@ func newTable(a *App) (*table, error) {
 	for i, reg := range a.routes {
 		routes[i] = *reg
 		rt := &routes[i]
+		if rt.pat.warn != "" {
+			t.logger.Warn(rt.pat.warn)
+		}
 		t.root.insert(rt, len(t.methods.names))
 		if n := len(rt.names); n > t.maxParams {
 			t.maxParams = n

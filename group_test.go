@@ -2,7 +2,9 @@ package plinth_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -266,4 +268,68 @@ func TestHandlerFuncInsideMountUsesRequestCtx(t *testing.T) {
 	if rec := serve(app, "GET", "/files/fail"); rec.Code != 418 || rec.Body.String() != "custom: nope" {
 		t.Errorf("error through Mount: %d %q, want the App's ErrorHandler", rec.Code, rec.Body)
 	}
+}
+
+// TestGroupSamePrefixOneScope (issue 10.13): two Group calls with the same
+// prefix give one scope, so an API-key check added through one wraps the
+// routes registered through the other, and the fallbacks agree with them.
+func TestGroupSamePrefixOneScope(t *testing.T) {
+	app := plinth.Bare()
+	secured := app.Group("/api/v1")
+	secured.UseNative(func(next plinth.HandlerFunc) plinth.HandlerFunc {
+		return func(c *plinth.Ctx) error {
+			if c.Request().Header.Get("X-Api-Key") != "k" {
+				return plinth.Unauthorized("API key required")
+			}
+			return next(c)
+		}
+	})
+	ops := app.Group("/api/v1/") // another package, say, registering its operations
+	ops.Get("/items", func(c *plinth.Ctx) error { return c.Text(200, "items") })
+	if ops != secured {
+		t.Error("Group with the same prefix returned another scope")
+	}
+	for _, path := range []string{"/api/v1/items", "/api/v1/missing"} {
+		if rec := serve(app, "GET", path); rec.Code != 401 {
+			t.Errorf("GET %s without the key: %d, want 401", path, rec.Code)
+		}
+	}
+	req := httptest.NewRequest("GET", "/api/v1/items", nil)
+	req.Header.Set("X-Api-Key", "k")
+	rec := httptest.NewRecorder()
+	app.ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		t.Errorf("with the key: %d", rec.Code)
+	}
+}
+
+// TestGroupSamePrefixElsewherePanics (issue 10.13): the same prefix made
+// under another parent, or with other wildcard names, fails at registration
+// naming both Group calls.
+func TestGroupSamePrefixElsewherePanics(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		first func(*plinth.App)
+		again func(*plinth.App)
+	}{
+		{"other parent",
+			func(app *plinth.App) { app.Group("/api").Group("/v1") },
+			func(app *plinth.App) { app.Group("/api/v1") }},
+		{"other wildcard names",
+			func(app *plinth.App) { app.Group("/users/{id}") },
+			func(app *plinth.App) { app.Group("/users/{uid}") }},
+	} {
+		app := plinth.Bare()
+		tc.first(app)
+		msg := panicMessage(func() { tc.again(app) })
+		if strings.Count(msg, "group_test.go:") != 2 || !strings.Contains(msg, "one scope") {
+			t.Errorf("%s: panic %q, want both Group calls named", tc.name, msg)
+		}
+	}
+}
+
+func panicMessage(f func()) (msg string) {
+	defer func() { msg = fmt.Sprint(recover()) }()
+	f()
+	return "no panic"
 }

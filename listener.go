@@ -15,10 +15,17 @@ var refusal = []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/pla
 // limitListener bounds the connections open at once. Past the limit, a new
 // connection is answered with a minimal 503 and closed on the accepting
 // goroutine: nothing queues, and the accept loop does no more work than the
-// connections it is offered.
+// connections it is offered. Over TLS it is closed without a word: the
+// listener sits below the TLS layer, where a plain-text 503 would reach the
+// client as a broken handshake ("wrong version number"), and completing a
+// handshake only to refuse would spend the most expensive part of a
+// connection on one the server cannot serve. The client sees the connection
+// closed (EOF or a reset) before the handshake, and retries as it would any
+// refused connection.
 type limitListener struct {
 	net.Listener
 	*connLimiter
+	refusal []byte // nil: close without writing (TLS)
 }
 
 // connLimiter is the count that every listener of one server shares (there
@@ -30,7 +37,7 @@ type connLimiter struct {
 }
 
 func newLimitListener(ln net.Listener, max int) *limitListener {
-	return &limitListener{Listener: ln, connLimiter: &connLimiter{max: int64(max)}}
+	return &limitListener{Listener: ln, connLimiter: &connLimiter{max: int64(max)}, refusal: refusal}
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
@@ -44,10 +51,12 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		}
 		l.active.Add(-1)
 		l.refused.Add(1)
-		// A fresh socket's send buffer is empty, so this write does not
-		// block; the deadline guards against the exception.
-		_ = c.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
-		_, _ = c.Write(refusal)
+		if l.refusal != nil {
+			// A fresh socket's send buffer is empty, so this write does not
+			// block; the deadline guards against the exception.
+			_ = c.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+			_, _ = c.Write(l.refusal)
+		}
 		_ = c.Close()
 	}
 }

@@ -15,6 +15,7 @@ type pattern struct {
 	method string // "" matches every method
 	segs   []segment
 	loc    string // file:line of the registering call, for conflict messages
+	warn   string // logged at Build: a segment in another router's syntax
 }
 
 // segment is one path segment of a pattern.

@@ -2,6 +2,7 @@ package plinth_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plinth-go/plinth"
 )
@@ -199,5 +201,64 @@ func TestProblemLogging(t *testing.T) {
 		if got := logs.Len() > 0; got != tc.logged {
 			t.Errorf("%v: logged %v, want %v (%q)", tc.err, got, tc.logged, logs.String())
 		}
+	}
+}
+
+// TestContextErrorsLoggedOnce (issue 10.11): an error a handler returns
+// because its request's context ended is not a logged 500: a client that
+// left is recorded as 499 at debug level, a handler timeout as one warn line
+// from the timeout layer with its 503; an operation's own deadline, with the
+// request alive, is still a 500 logged as an error.
+func TestContextErrorsLoggedOnce(t *testing.T) {
+	levels := func(logs string) (errs, warns, debugs int) {
+		return strings.Count(logs, "level=ERROR"), strings.Count(logs, "level=WARN"), strings.Count(logs, "level=DEBUG")
+	}
+	viaStd := func(next http.Handler) http.Handler { // errors are rendered inside it
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { next.ServeHTTP(w, r) })
+	}
+	newApp := func(logs *bytes.Buffer) *plinth.App {
+		app := plinth.New()
+		app.HandlerTimeout = 50 * time.Millisecond
+		app.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		wait := func(c *plinth.Ctx) error {
+			<-c.Context().Done()
+			return fmt.Errorf("query: %w", c.Context().Err())
+		}
+		app.Get("/wait", wait)
+		app.With(viaStd).Get("/wait-std", wait)
+		app.Get("/own-deadline", func(c *plinth.Ctx) error {
+			ctx, cancel := context.WithTimeout(c.Context(), time.Millisecond)
+			defer cancel()
+			<-ctx.Done()
+			return ctx.Err()
+		})
+		return app
+	}
+	for _, path := range []string{"/wait", "/wait-std"} {
+		var logs bytes.Buffer
+		app := newApp(&logs)
+		ctx, cancel := context.WithCancel(context.Background())
+		req := httptest.NewRequestWithContext(ctx, "GET", path, nil)
+		cancel() // the client went away
+		rec := httptest.NewRecorder()
+		app.ServeHTTP(rec, req)
+		e, w, d := levels(logs.String())
+		if rec.Code != plinth.StatusClientClosedRequest || e != 0 || w != 0 || d != 1 || !strings.Contains(logs.String(), "client closed") {
+			t.Errorf("%s, client gone: %d, logs %d error %d warn %d debug, want 499 and one debug line:\n%s", path, rec.Code, e, w, d, &logs)
+		}
+
+		logs.Reset()
+		rec = httptest.NewRecorder()
+		app.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		e, w, _ = levels(logs.String())
+		if rec.Code != 503 || e != 0 || w != 1 || !strings.Contains(logs.String(), "handler timed out") {
+			t.Errorf("%s, timeout: %d, logs %d error %d warn, want 503 and one warn line:\n%s", path, rec.Code, e, w, &logs)
+		}
+	}
+	var logs bytes.Buffer
+	rec := httptest.NewRecorder()
+	newApp(&logs).ServeHTTP(rec, httptest.NewRequest("GET", "/own-deadline", nil))
+	if e, _, _ := levels(logs.String()); rec.Code != 500 || e != 1 {
+		t.Errorf("an operation's own deadline: %d with %d error lines, want 500 and one", rec.Code, e)
 	}
 }

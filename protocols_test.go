@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"io"
 	"log/slog"
 	"math/big"
@@ -16,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,4 +138,58 @@ func writeSelfSigned(t *testing.T, dir string) (certFile, keyFile string) {
 		t.Fatal(err)
 	}
 	return certFile, keyFile
+}
+
+// TestTLSConnectionLimitClosesCleanly (issue 10.7): past the connection
+// limit over TLS the connection is closed before the handshake, without the
+// plain-text 503 that a TLS client would read as a broken record ("wrong
+// version number"); once the slot frees, TLS clients are served again.
+func TestTLSConnectionLimitClosesCleanly(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := writeSelfSigned(t, dir)
+	app := protoApp()
+	app.Config.TLSCertFile, app.Config.TLSKeyFile = cert, key
+	app.Config.MaxConnections = 1
+	base := serveApp(t, app, "https")
+	addr := base[len("https://"):]
+
+	holder, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer refused.Close()
+	tc := tls.Client(refused, &tls.Config{InsecureSkipVerify: true})
+	_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
+	err = tc.Handshake()
+	if err == nil {
+		t.Fatal("a handshake past the connection limit succeeded")
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("past the limit the connection was left hanging: %v", err)
+	}
+	for _, bad := range []string{"version", "record", "HTTP"} {
+		if strings.Contains(err.Error(), bad) {
+			t.Errorf("past the limit the TLS client read plain text: %v", err)
+		}
+	}
+	holder.Close()
+	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+	defer tr.CloseIdleConnections()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		res, err := (&http.Client{Transport: tr}).Get(base + "/proto")
+		if err == nil {
+			res.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the slot was freed: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -21,6 +21,7 @@ type Router struct {
 	prefix string    // full path prefix, "" for the root
 	segs   []segment // the prefix parsed
 	scoped bool      // owns the fallbacks (404, 405, OPTIONS, redirects) under its prefix
+	loc    string    // file:line of the Group call that made it
 	mws    []middleware
 
 	notFound         http.Handler
@@ -104,17 +105,26 @@ func (rt *Router) method(m, path string, h HandlerFunc) {
 
 func methodHelperName(m string) string { return m[:1] + strings.ToLower(m[1:]) }
 
-// Group returns a new scope below prefix (a path such as "/api/v1", which may
+// Group returns the scope below prefix (a path such as "/api/v1", which may
 // hold "{name}" wildcards). Routes registered on it get the prefix; its Use
 // middleware wraps its routes and, with its NotFound and MethodNotAllowed, the
 // fallback answers to requests under the prefix that match no route. Each fn
 // is called with the group, for the block style.
 //
+// A prefix has one scope: calling Group again with the same prefix on the
+// same router returns the same group, so that middleware added through either
+// value wraps the routes registered through both (two packages registering
+// under "/api/v1" share its API-key check and its fallbacks). The same prefix
+// made under another parent (app.Group("/api").Group("/v1") and
+// app.Group("/api/v1")), or the same prefix shape with other wildcard names,
+// panics naming both Group calls: its routes would run under different
+// middleware than its fallbacks.
+//
 // Group("") makes a group without a prefix: its middleware wraps only the
 // routes registered on it, and it cannot have fallbacks.
 func (rt *Router) Group(prefix string, fn ...func(*Router)) *Router {
 	rt.app.mustBeOpen()
-	g := &Router{app: rt.app, parent: rt, prefix: rt.prefix, segs: rt.segs}
+	g := &Router{app: rt.app, parent: rt, prefix: rt.prefix, segs: rt.segs, loc: callerLocation()}
 	if prefix != "" {
 		p := strings.TrimSuffix(prefix, "/")
 		if p == "" {
@@ -135,12 +145,52 @@ func (rt *Router) Group(prefix string, fn ...func(*Router)) *Router {
 		g.prefix = pat.str
 		g.segs = pat.segs
 		g.scoped = true
-		rt.app.scopes = append(rt.app.scopes, g)
+		if same := rt.app.scopeWithPrefix(g); same != nil {
+			g = same
+		} else {
+			rt.app.scopes = append(rt.app.scopes, g)
+		}
 	}
 	for _, f := range fn {
 		f(g)
 	}
 	return g
+}
+
+// scopeWithPrefix returns the group already made for g's prefix under g's
+// parent, or nil when there is none; it panics when the prefix (or one of
+// the same shape) belongs to a group under another parent.
+func (a *App) scopeWithPrefix(g *Router) *Router {
+	for _, s := range a.scopes {
+		if !sameShape(s.segs, g.segs) {
+			continue
+		}
+		if s.parent == g.parent && s.prefix == g.prefix {
+			return s
+		}
+		why := "under another parent group"
+		if s.prefix != g.prefix {
+			why = "with other wildcard names"
+		}
+		panic(fmt.Sprintf("plinth: the group %q made at %s has the prefix of the group %q made at %s, %s: "+
+			"a prefix has one scope (one middleware list, one set of fallbacks), so its routes and its 404s "+
+			"would run under different middleware; register on the first group, or nest under it",
+			g.prefix, g.loc, s.prefix, s.loc, why))
+	}
+	return nil
+}
+
+// sameShape reports whether two prefixes match the same paths.
+func sameShape(x, y []segment) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if x[i].wild != y[i].wild || !x[i].wild && x[i].lit != y[i].lit {
+			return false
+		}
+	}
+	return true
 }
 
 func errOr(err error, s string) string {
@@ -292,6 +342,7 @@ func (rt *Router) register(pat string, h http.Handler, strip int) {
 		panic(fmt.Sprintf("plinth: bad pattern %q: %v", full, err))
 	}
 	p.loc = callerLocation()
+	p.warn = ginStyleWarning(p)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, old := range a.routes {
@@ -308,19 +359,59 @@ func (rt *Router) register(pat string, h http.Handler, strip int) {
 	a.routes = append(a.routes, r)
 }
 
-// callerLocation returns file:line of the first caller outside Plinth's
-// registration methods.
+// callerLocation returns file:line of the first caller outside the
+// framework: the user's registration, not the framework code (the api
+// package, a module layer) that registered on its behalf.
 func callerLocation() string {
-	pcs := make([]uintptr, 16)
+	pcs := make([]uintptr, 32)
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
 	for {
 		f, more := frames.Next()
-		if !strings.HasPrefix(f.Function, "github.com/plinth-go/plinth.(*Router)") &&
-			!strings.HasPrefix(f.Function, "github.com/plinth-go/plinth.(*App)") {
+		if !inFramework(f.File) {
 			return fmt.Sprintf("%s:%d", f.File, f.Line)
 		}
 		if !more {
 			return "unknown"
 		}
 	}
+}
+
+// frameworkRoot is the directory of the plinth module's source.
+var frameworkRoot = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return file[:strings.LastIndexByte(file, '/')+1]
+}()
+
+// inFramework reports whether file is framework code: below the module's
+// root, not a test file, and not in examples/ or bench/ (user code that
+// happens to live in the repository).
+func inFramework(file string) bool {
+	rel, ok := strings.CutPrefix(file, frameworkRoot)
+	if !ok || strings.HasSuffix(rel, "_test.go") {
+		return false
+	}
+	for _, dir := range [...]string{"examples/", "bench/", "testdata/"} {
+		if strings.HasPrefix(rel, dir) {
+			return false
+		}
+	}
+	return true
+}
+
+// ginStyleWarning returns a warning for a pattern with a segment in another
+// router's wildcard syntax (":id", "*path"), which ServeMux syntax, and so
+// Plinth, matches literally; "" when there is none.
+func ginStyleWarning(p *pattern) string {
+	for _, s := range p.segs {
+		if s.wild || s.multi || len(s.lit) < 2 || s.lit[0] != ':' && s.lit[0] != '*' {
+			continue
+		}
+		want := "{" + s.lit[1:] + "}"
+		if s.lit[0] == '*' {
+			want = "{" + s.lit[1:] + "...}"
+		}
+		return fmt.Sprintf("plinth: pattern %q (%s) has the segment %q, which ServeMux syntax matches literally; for a wildcard write %q",
+			p.str, p.loc, s.lit, want)
+	}
+	return ""
 }

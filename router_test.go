@@ -1,7 +1,9 @@
 package plinth_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -256,5 +258,33 @@ func TestRoutes(t *testing.T) {
 		rs[1].Pattern != "POST /api/b" || !strings.Contains(rs[1].Handler, "TestRoutes") ||
 		!strings.Contains(rs[0].Source, "router_test.go:") {
 		t.Fatalf("Routes() = %+v", rs)
+	}
+}
+
+// TestGinStyleSegmentWarns (issue 10.14): a segment in another router's
+// wildcard syntax keeps ServeMux's meaning (a literal), and Build warns,
+// naming the pattern, where it was registered and the ServeMux form.
+func TestGinStyleSegmentWarns(t *testing.T) {
+	var logs bytes.Buffer
+	app := plinth.Bare()
+	app.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	app.Get("/users/:id", func(c *plinth.Ctx) error { return c.Text(200, "literal") })
+	app.Group("/files").Get("/*path", func(c *plinth.Ctx) error { return c.Text(200, "literal") })
+	app.Get("/ok/{id}", func(c *plinth.Ctx) error { return nil })
+	app.Build()
+	out := logs.String()
+	for _, want := range []string{`GET /users/:id`, `\"{id}\"`, `GET /files/*path`, `\"{path...}\"`, "router_test.go:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("warnings lack %s:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "level=WARN"); n != 2 {
+		t.Errorf("%d warnings, want 2:\n%s", n, out)
+	}
+	if rec := serve(app, "GET", "/users/:id"); rec.Code != 200 {
+		t.Errorf("the literal segment no longer matches itself: %d", rec.Code)
+	}
+	if rec := serve(app, "GET", "/users/42"); rec.Code != 404 {
+		t.Errorf("/users/42 matched a literal pattern: %d", rec.Code)
 	}
 }

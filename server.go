@@ -154,11 +154,20 @@ var connectionClose = []string{"close"}
 const fileHeadroom = 128
 
 func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if p := r.URL.Path; p == f.cfg.LivenessPath {
-		f.app.health.serveLive(w)
-		return
-	} else if p == f.cfg.ReadinessPath {
-		f.app.health.serveReady(w, r, f.cfg.ReadinessCacheTTL)
+	if p := r.URL.Path; p == f.cfg.LivenessPath || p == f.cfg.ReadinessPath {
+		// A probe never reads a body: one sent is cut, not drained.
+		body := hasBody(r)
+		if body {
+			w.Header()["Connection"] = connectionClose
+		}
+		if p == f.cfg.LivenessPath {
+			f.app.health.serveLive(w)
+		} else {
+			f.app.health.serveReady(w, r, f.cfg.ReadinessCacheTTL)
+		}
+		if body {
+			cutUnreadBody(w)
+		}
 		return
 	}
 	f.inflight.Add(1)
@@ -181,6 +190,9 @@ func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
 
 		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// net/http's own "OPTIONS *" answer reads up to 4 KiB of a body
+		// with no deadline; the router answers it (serveAsterisk) instead.
+		DisableGeneralOptionsHandler: true,
 	}
 	protocols := "HTTP/1.1"
 	tlsOn := cfg.TLSCertFile != ""
@@ -211,7 +223,11 @@ func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
 	errc := make(chan error, len(lns))
 	for _, ln := range lns {
 		if limiter != nil {
-			ln = &limitListener{Listener: ln, connLimiter: limiter}
+			ll := &limitListener{Listener: ln, connLimiter: limiter, refusal: refusal}
+			if tlsOn {
+				ll.refusal = nil // see limitListener
+			}
+			ln = ll
 		}
 		go func() {
 			var err error
