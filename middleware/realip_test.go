@@ -2,10 +2,12 @@ package middleware
 
 import (
 	"crypto/tls"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/plinth-go/plinth"
 )
@@ -66,7 +68,7 @@ func TestClientIP(t *testing.T) {
 			[]string{"Forwarded", `for=6.6.6.6, for=198.51.100.7;proto=https, for="[fd00::2]"`}, "198.51.100.7"},
 		{"Forwarded two lines", nil, "10.0.0.1:5000",
 			[]string{"Forwarded", "for=6.6.6.6, for=198.51.100.7", "Forwarded", "for=10.0.0.2"}, "198.51.100.7"},
-		{"Forwarded wins over XFF", nil, "10.0.0.1:5000",
+		{"Forwarded mode ignores XFF", nil, "10.0.0.1:5000",
 			[]string{"Forwarded", "for=198.51.100.7", "X-Forwarded-For", "192.0.2.1"}, "198.51.100.7"},
 		{"Forwarded obfuscated node", nil, "10.0.0.1:5000", []string{"Forwarded", "for=_hidden"}, "10.0.0.1"},
 		{"Forwarded unknown", nil, "10.0.0.1:5000", []string{"Forwarded", "for=unknown, for=10.0.0.2"}, "10.0.0.2"},
@@ -108,6 +110,13 @@ func serveClientIP(t *testing.T, tc ipCase, realIP bool) ipSeen {
 	app.TrustedProxies = tc.trusted
 	if tc.trusted == nil {
 		app.TrustedProxies = defaultTrusted
+	}
+	// The proxies write the header the case sends: Forwarded when it has
+	// one, X-Forwarded-For (the default) otherwise.
+	for i := 0; i+1 < len(tc.hdr); i += 2 {
+		if tc.hdr[i] == "Forwarded" {
+			app.ForwardedHeader = "Forwarded"
+		}
 	}
 	if realIP {
 		app.UseNative(RealIP())
@@ -161,7 +170,7 @@ func TestSecureAndHSTS(t *testing.T) {
 		{ipCase{"trusted Forwarded proto=https", nil, peer, []string{"Forwarded", "for=198.51.100.7;proto=https"}, ""}, true},
 		{ipCase{"Forwarded quoted proto", nil, peer, []string{"Forwarded", `for="[2001:db8::1]:4711";proto="https"`}, ""}, true},
 		{ipCase{"Forwarded nearest element", nil, peer, []string{"Forwarded", "for=1.2.3.4;proto=https, for=10.0.0.2;proto=http"}, ""}, false},
-		{ipCase{"Forwarded without proto wins over XFP", nil, peer,
+		{ipCase{"Forwarded mode ignores XFP", nil, peer,
 			[]string{"Forwarded", "for=198.51.100.7", "X-Forwarded-Proto", "https"}, ""}, false},
 		{ipCase{"mapped IPv6 trusted peer", nil, "[::ffff:10.0.0.1]:5000", []string{"X-Forwarded-Proto", "https"}, ""}, true},
 	}
@@ -333,5 +342,38 @@ func TestRealIPAllocations(t *testing.T) {
 		if got != tc.budget {
 			t.Errorf("%s: %v allocs/request, budget %v", tc.name, got, tc.budget)
 		}
+	}
+}
+
+// TestSpoofedForwardedBehindXFFProxy (issue 10.4): behind a trusted proxy
+// that appends only X-Forwarded-For, a client that adds its own Forwarded
+// header (a new for= each time, proto=https) neither escapes the rate
+// limiter keyed by client IP nor gets HSTS over plain HTTP: 5 of 20 requests
+// pass a limit of 5.
+func TestSpoofedForwardedBehindXFFProxy(t *testing.T) {
+	app := plinth.New()
+	app.TrustedProxies = defaultTrusted
+	app.UseNative(RateLimit(RateLimitConfig{Limit: Limit{Rate: 5, Per: time.Hour}}).Middleware())
+	app.Get("/", func(c *plinth.Ctx) error { return c.Text(200, c.ClientIP().String()) })
+	passed := 0
+	for i := range 20 {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.RemoteAddr = "10.0.0.1:5000" // the proxy
+		req.Header.Set("Forwarded", fmt.Sprintf("for=192.0.2.%d;proto=https", i+1))
+		req.Header.Set("X-Forwarded-For", "198.51.100.7") // what the proxy wrote
+		rec := httptest.NewRecorder()
+		app.ServeHTTP(rec, req)
+		if rec.Code == 200 {
+			passed++
+			if rec.Body.String() != "198.51.100.7" {
+				t.Errorf("client %q, want the X-Forwarded-For address", rec.Body)
+			}
+		}
+		if rec.Header().Get("Strict-Transport-Security") != "" {
+			t.Errorf("HSTS sent over plain HTTP on a spoofed proto=https")
+		}
+	}
+	if passed != 5 {
+		t.Errorf("%d of 20 requests passed a limit of 5", passed)
 	}
 }
