@@ -9,7 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/publicsuffix"
+
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/internal/httpsyntax"
 )
 
 // CORSConfig configures CORS. Its zero value is invalid (it allows no
@@ -20,10 +23,15 @@ type CORSConfig struct {
 	// "*" for every origin (refused with AllowCredentials), or a wildcard
 	// subdomain pattern "https://*.example.com", which matches any origin
 	// with that scheme (and port) whose host ends in ".example.com"
-	// (a.example.com and a.b.example.com, not example.com itself). Origins
-	// are matched case-insensitively, and a default port (https :443, http
-	// :80) is dropped, as browsers drop it. "null" is refused (sandboxed
-	// documents and file: URLs share it): use AllowOriginFunc if you must.
+	// (a.example.com and a.b.example.com, not example.com itself). A
+	// pattern over a public suffix, whether of the Public Suffix List's
+	// ICANN section (https://*.com, https://*.co.uk) or of its private one
+	// (https://*.github.io, https://*.herokuapp.com), is refused: it would
+	// trust every site anyone can register there. "*.localhost" is allowed
+	// (it names this machine). Origins are matched case-insensitively, and
+	// a default port (https :443, http :80) is dropped, as browsers drop
+	// it. "null" is refused (sandboxed documents and file: URLs share it):
+	// use AllowOriginFunc if you must.
 	AllowedOrigins []string
 
 	// AllowOriginFunc, if set, is asked about origins that AllowedOrigins
@@ -87,8 +95,8 @@ const DefaultCORSMaxAge = 5 * time.Minute
 // CORS returns middleware that implements Cross-Origin Resource Sharing
 // (the Fetch standard's CORS protocol) for the scope it is installed on. It
 // panics at registration if cfg is invalid (no origin allowed, a malformed
-// origin or pattern, "*" together with AllowCredentials): use NewCORS to get
-// the error instead.
+// origin or pattern, a pattern over a public suffix, "*" together with
+// AllowCredentials): use NewCORS to get the error instead.
 //
 // Install it with UseNative on the App or on a prefixed group, not with
 // WithNative: scope middleware also wraps the scope's fallbacks, so that a
@@ -113,7 +121,8 @@ const DefaultCORSMaxAge = 5 * time.Minute
 //     headers: the browser fails the preflight either way (no
 //     Access-Control-Allow-Origin), and the 403 tells the developer why in
 //     the network panel instead of a 2xx that looks like success.
-//   - Vary values are merged with the ones already set, never duplicated.
+//   - Vary values are merged with the ones already set into one header
+//     line, never duplicated.
 //
 // Header values are rendered once, here. A request from an allowed exact
 // origin, or with "*", allocates nothing; one matched by a wildcard pattern
@@ -153,6 +162,13 @@ type corsPolicy struct {
 	anyHeader bool
 	headers   []string
 
+	// Vary names added to every response whose answer depends on the
+	// origin (varyOrigin), to preflights (varyPreflight), and to
+	// preflights when every origin is allowed (varyRequest).
+	varyOrigin    *httpsyntax.VaryNames
+	varyPreflight *httpsyntax.VaryNames
+	varyRequest   *httpsyntax.VaryNames
+
 	// Pre-rendered header values (len == cap, so that an append by later
 	// code copies instead of writing into them).
 	allowMethods   []string
@@ -170,11 +186,8 @@ type originPattern struct {
 }
 
 var (
-	hvStar        = []string{"*"}
-	hvTrue        = []string{"true"}
-	hvVaryOrigin  = []string{"Origin"}
-	hvVaryPreflit = []string{"Origin, Access-Control-Request-Method, Access-Control-Request-Headers"}
-	hvVaryRequest = []string{"Access-Control-Request-Method, Access-Control-Request-Headers"}
+	hvStar = []string{"*"}
+	hvTrue = []string{"true"}
 )
 
 var standardMethods = []string{
@@ -188,6 +201,9 @@ func newCORSPolicy(cfg CORSConfig) (*corsPolicy, error) {
 		originFn:       cfg.AllowOriginFunc,
 		credentials:    cfg.AllowCredentials,
 		privateNetwork: cfg.AllowPrivateNetwork,
+		varyOrigin:     httpsyntax.NewVaryNames("Origin"),
+		varyPreflight:  httpsyntax.NewVaryNames("Origin", "Access-Control-Request-Method", "Access-Control-Request-Headers"),
+		varyRequest:    httpsyntax.NewVaryNames("Access-Control-Request-Method", "Access-Control-Request-Headers"),
 	}
 	fail := func(format string, args ...any) (*corsPolicy, error) {
 		return nil, fmt.Errorf("plinth/middleware: CORS: "+format, args...)
@@ -229,7 +245,7 @@ func newCORSPolicy(cfg CORSConfig) (*corsPolicy, error) {
 			p.anyMethod = true
 			continue
 		}
-		if !isToken(m) {
+		if !httpsyntax.IsToken(m) {
 			return fail("AllowedMethods: %q is not a method name", m)
 		}
 		for _, s := range standardMethods {
@@ -259,7 +275,7 @@ func newCORSPolicy(cfg CORSConfig) (*corsPolicy, error) {
 			p.anyHeader = true
 			continue
 		}
-		if !isToken(h) {
+		if !httpsyntax.IsToken(h) {
 			return fail("AllowedHeaders: %q is not a header name", h)
 		}
 		p.headers = append(p.headers, http.CanonicalHeaderKey(h))
@@ -287,7 +303,7 @@ func newCORSPolicy(cfg CORSConfig) (*corsPolicy, error) {
 			exposed = []string{"*"}
 			break
 		}
-		if !isToken(h) {
+		if !httpsyntax.IsToken(h) {
 			return fail("ExposedHeaders: %q is not a header name", h)
 		}
 		exposed = append(exposed, http.CanonicalHeaderKey(h))
@@ -344,13 +360,56 @@ func parseOriginPattern(o string) (originPattern, error) {
 	if h, _, ok := strings.Cut(host, ":"); ok {
 		host = h
 	}
-	if !strings.Contains(host, ".") && !strings.EqualFold(host, "localhost") {
-		// "*.com" would allow every site under a top-level domain.
-		return originPattern{}, fmt.Errorf("%q: the wildcard must be below a registrable domain, not a top-level one", o)
+	if err := checkPatternDomain(strings.ToLower(host)); err != nil {
+		return originPattern{}, fmt.Errorf("%q: %v", o, err)
 	}
 	scheme, domain = strings.ToLower(scheme), strings.ToLower(domain)
 	domain = strings.TrimPrefix(stripDefaultPort(scheme+"://"+domain), scheme+"://")
 	return originPattern{prefix: scheme + "://", suffix: domain}, nil
+}
+
+// checkPatternDomain accepts the lower-cased domain under a wildcard
+// pattern's "*.": ASCII, as browsers send it, and not a public suffix. A
+// suffix of either section of the Public Suffix List is refused: the ICANN
+// one (com, co.uk) and the private one (github.io, herokuapp.com), whose
+// subdomains belong to the platform's users, any of whom could then read
+// responses. A domain that is not on the list (corp.example) is checked
+// against the list's default rule, under which every top-level domain is a
+// public suffix. "localhost" is allowed: its subdomains are this machine.
+func checkPatternDomain(host string) error {
+	if host == "localhost" {
+		return nil
+	}
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	for label := range strings.SplitSeq(host, ".") {
+		if label == "" {
+			return fmt.Errorf("the domain %q has an empty label", host)
+		}
+		for i := 0; i < len(label); i++ {
+			if c := label[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+				return fmt.Errorf("the domain %q must be written in ASCII letters, digits and '-' (an "+
+					"internationalised name in its xn-- form), as browsers send it", host)
+			}
+		}
+	}
+	if strings.Trim(last, "0123456789") == "" {
+		return fmt.Errorf("%q is an IP address, which has no subdomains", host)
+	}
+	suffix, icann := publicsuffix.PublicSuffix(host)
+	if suffix != host {
+		return nil
+	}
+	why := "a top-level domain"
+	switch {
+	case strings.Contains(host, ".") && icann:
+		why = "a public suffix (ICANN section of the Public Suffix List)"
+	case strings.Contains(host, "."):
+		why = "a public suffix (private section of the Public Suffix List: its subdomains belong to " +
+			"different users of one platform)"
+	}
+	return fmt.Errorf("the wildcard must be below a registrable domain, and %q is %s: the pattern "+
+		"would trust every site registered under it; name a domain you control (https://*.example.%s), "+
+		"or use AllowOriginFunc", host, why, host)
 }
 
 // stripDefaultPort removes ":443" from an https origin and ":80" from an
@@ -430,7 +489,7 @@ func (p *corsPolicy) middleware(next plinth.HandlerFunc) plinth.HandlerFunc {
 		origins := r.Header["Origin"]
 		if len(origins) == 0 {
 			if !p.anyOrigin {
-				addVary(h, hvVaryOrigin, "Origin")
+				p.varyOrigin.Add(h)
 			}
 			return next(c)
 		}
@@ -438,7 +497,7 @@ func (p *corsPolicy) middleware(next plinth.HandlerFunc) plinth.HandlerFunc {
 			return p.preflight(c, h, r, origins)
 		}
 		if !p.anyOrigin {
-			addVary(h, hvVaryOrigin, "Origin")
+			p.varyOrigin.Add(h)
 		}
 		var allow []string
 		if len(origins) == 1 {
@@ -461,9 +520,9 @@ func (p *corsPolicy) middleware(next plinth.HandlerFunc) plinth.HandlerFunc {
 // Access-Control-Request-Method, without calling the handler.
 func (p *corsPolicy) preflight(c *plinth.Ctx, h http.Header, r *http.Request, origins []string) error {
 	if p.anyOrigin {
-		addVary(h, hvVaryRequest, "Access-Control-Request-Method", "Access-Control-Request-Headers")
+		p.varyRequest.Add(h)
 	} else {
-		addVary(h, hvVaryPreflit, "Origin", "Access-Control-Request-Method", "Access-Control-Request-Headers")
+		p.varyPreflight.Add(h)
 	}
 	var allow []string
 	if len(origins) == 1 {
@@ -542,50 +601,4 @@ func (p *corsPolicy) headersAllowed(lines []string) (string, bool) {
 		}
 	}
 	return "", true
-}
-
-// addVary adds names to the Vary header: pre, their rendered list, when the
-// header is absent; otherwise each name the header does not hold yet.
-func addVary(h http.Header, pre []string, names ...string) {
-	cur := h["Vary"]
-	if len(cur) == 0 {
-		h["Vary"] = pre
-		return
-	}
-	for _, n := range names {
-		if !varyHas(cur, n) {
-			cur = append(cur, n)
-		}
-	}
-	h["Vary"] = cur
-}
-
-// varyHas reports whether the Vary lines hold name or "*".
-func varyHas(lines []string, name string) bool {
-	for _, line := range lines {
-		for line != "" {
-			var v string
-			v, line, _ = strings.Cut(line, ",")
-			v = strings.TrimSpace(v)
-			if v == "*" || strings.EqualFold(v, name) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// isToken reports whether s is an RFC 9110 token.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-			strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -82,6 +83,71 @@ func TestCORSConfigErrors(t *testing.T) {
 				}
 			}()
 			CORS(tc.cfg)
+		})
+	}
+}
+
+// TestCORSPublicSuffixPatterns: a wildcard over a public suffix, of the
+// Public Suffix List's ICANN or private section, is refused at construction
+// with an error naming the pattern and the reason; one over a registrable
+// domain below such a suffix is allowed and matches its subdomains only.
+func TestCORSPublicSuffixPatterns(t *testing.T) {
+	cases := []struct {
+		pattern string
+		want    string // substring of the error; "" for allowed
+		match   string // for an allowed pattern: an origin it matches
+		miss    string // and one it does not
+	}{
+		{pattern: "https://*.com", want: "top-level domain"},
+		{pattern: "https://*.internal", want: "top-level domain"}, // not on the list: the default rule
+		{pattern: "https://*.co.uk", want: "ICANN section"},
+		{pattern: "HTTPS://*.CO.UK", want: "ICANN section"},
+		{pattern: "https://*.co.uk:8443", want: "ICANN section"},
+		{pattern: "https://*.Co.Uk:443", want: "ICANN section"},
+		{pattern: "http://*.com.au", want: "ICANN section"},
+		{pattern: "https://*.xn--55qx5d.cn", want: "ICANN section"}, // 公司.cn
+		{pattern: "https://*.foo.ck", want: "ICANN section"},        // under the list's *.ck rule
+		{pattern: "https://*.github.io", want: "private section"},
+		{pattern: "https://*.GitHub.IO:8080", want: "private section"},
+		{pattern: "https://*.herokuapp.com", want: "private section"},
+		{pattern: "http://*.blogspot.com", want: "private section"},
+		{pattern: "https://*.公司.cn", want: "ASCII"},
+		{pattern: "https://*.1.2.3.4", want: "IP address"},
+		{pattern: "https://*.co.uk.", want: "empty label"},
+
+		{pattern: "https://*.example.co.uk", match: "https://a.example.co.uk", miss: "https://evil.co.uk"},
+		{pattern: "HTTPS://*.Example.CO.UK:8443", match: "https://a.b.example.co.uk:8443", miss: "https://a.example.co.uk"},
+		{pattern: "https://*.example.co.uk:443", match: "https://A.example.co.uk", miss: "https://a.example.co.uk:8443"},
+		{pattern: "https://*.example.com", match: "https://a.example.com", miss: "https://a.example.org"},
+		{pattern: "https://*.alice.github.io", match: "https://docs.alice.github.io", miss: "https://bob.github.io"},
+		{pattern: "https://*.www.ck", match: "https://a.www.ck", miss: "https://a.foo.ck"}, // the list's !www.ck exception
+		{pattern: "http://*.localhost", match: "http://app.localhost", miss: "http://app.localhost:3000"},
+		{pattern: "http://*.localhost:3000", match: "http://app.localhost:3000", miss: "http://app.localhost"},
+		{pattern: "https://*.svc.cluster.local", match: "https://api.ns.svc.cluster.local", miss: "https://cluster.local"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.pattern, func(t *testing.T) {
+			_, err := NewCORS(CORSConfig{AllowedOrigins: []string{tc.pattern}})
+			if tc.want != "" {
+				if err == nil {
+					t.Fatalf("NewCORS(%q) accepted", tc.pattern)
+				}
+				if msg := err.Error(); !strings.Contains(msg, tc.want) || !strings.Contains(msg, strconv.Quote(tc.pattern)) {
+					t.Fatalf("NewCORS(%q) error %q, want one naming the pattern and %q", tc.pattern, msg, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("NewCORS(%q): %v", tc.pattern, err)
+			}
+			app, _ := corsApp(t, CORSConfig{AllowedOrigins: []string{tc.pattern}})
+			for origin, want := range map[string]string{tc.match: tc.match, tc.miss: ""} {
+				rec := httptest.NewRecorder()
+				app.ServeHTTP(rec, corsRequest("GET", "/items", "Origin", origin))
+				if got := rec.Header().Get("Access-Control-Allow-Origin"); got != want {
+					t.Errorf("%s, Origin %s: Access-Control-Allow-Origin %q, want %q", tc.pattern, origin, got, want)
+				}
+			}
 		})
 	}
 }
@@ -497,12 +563,15 @@ func TestCORSVaryMerge(t *testing.T) {
 		want   []string
 	}{
 		{"none", nil, false, "GET", []string{"Origin"}},
-		{"other", []string{"Accept-Encoding"}, false, "GET", []string{"Accept-Encoding", "Origin"}},
+		{"other", []string{"Accept-Encoding"}, false, "GET", []string{"Accept-Encoding, Origin"}},
+		{"other lines", []string{"Accept-Encoding", "Cookie"}, false, "GET", []string{"Accept-Encoding, Cookie, Origin"}},
+		{"star in a list", []string{"Cookie, *"}, false, "GET", []string{"*"}},
 		{"already, other case", []string{"Accept-Encoding, origin"}, false, "GET", []string{"Accept-Encoding, origin"}},
 		{"star", []string{"*"}, false, "GET", []string{"*"}},
 		{"twice", nil, true, "GET", []string{"Origin"}},
 		{"preflight twice", nil, true, "OPTIONS", []string{"Origin, Access-Control-Request-Method, Access-Control-Request-Headers"}},
-		{"preflight partial", []string{"Origin"}, false, "OPTIONS", []string{"Origin", "Access-Control-Request-Method", "Access-Control-Request-Headers"}},
+		{"preflight partial", []string{"Origin"}, false, "OPTIONS", []string{"Origin, Access-Control-Request-Method, Access-Control-Request-Headers"}},
+		{"preflight other", []string{"Accept-Encoding"}, false, "OPTIONS", []string{"Accept-Encoding, Origin, Access-Control-Request-Method, Access-Control-Request-Headers"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -571,6 +640,43 @@ func TestCORSAllocations(t *testing.T) {
 		if got != tc.budget {
 			t.Errorf("%s: %v allocs/request, budget %v", tc.name, got, tc.budget)
 		}
+	}
+}
+
+// TestCORSVaryMergeAllocations: merging Origin into a Vary that an outer
+// layer set (the same value on every response) allocates nothing once the
+// merge is remembered.
+func TestCORSVaryMergeAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under -race")
+	}
+	outer := []string{"Accept-Language"}
+	app := plinth.Bare()
+	app.UseNative(func(next plinth.HandlerFunc) plinth.HandlerFunc {
+		return func(c *plinth.Ctx) error {
+			c.Header()["Vary"] = outer
+			return next(c)
+		}
+	}, CORS(CORSConfig{AllowedOrigins: []string{"https://app.example"}}))
+	app.Get("/", func(c *plinth.Ctx) error { return c.Text(200, "ok") })
+	app.Build()
+	w := newWebWriter()
+	for _, req := range []*http.Request{corsRequest("GET", "/"), corsRequest("GET", "/", "Origin", "https://app.example")} {
+		w.reset()
+		app.ServeHTTP(w, req)
+		if got := w.h["Vary"]; !slices.Equal(got, []string{"Accept-Language, Origin"}) {
+			t.Fatalf("Vary %q", got)
+		}
+		got := testing.AllocsPerRun(200, func() {
+			w.reset()
+			app.ServeHTTP(w, req)
+		})
+		if got != 0 {
+			t.Errorf("Origin %q: %v allocs/request, budget 0", req.Header.Get("Origin"), got)
+		}
+	}
+	if outer[0] != "Accept-Language" {
+		t.Fatalf("the outer layer's shared value was written into: %q", outer)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/internal/httpsyntax"
 )
 
 // Defaults of Static.
@@ -113,6 +114,7 @@ type StaticHandler struct {
 	wildcard     string   // "{param...}"
 	cacheControl []string // rendered cfg.cacheControl
 	allow        []string // Allow of a 405
+	vary         *httpsyntax.VaryNames
 	meta         sync.Map // served file name -> *staticMeta
 	metaCount    atomic.Int64
 }
@@ -169,9 +171,10 @@ type staticMeta struct {
 // file is sent with Content-Encoding and the original's Content-Type; its
 // own modification time and size make its tag, distinct from the
 // original's. Responses carry Vary: Accept-Encoding whenever precompressed
-// serving is on. Range requests always get the identity representation, so
-// byte offsets mean the same thing for every client and If-Range compares
-// against the identity's tag (StaticPrecompressed).
+// serving is on, merged into one header line with a Vary already set.
+// Range requests always get the identity representation, so byte offsets
+// mean the same thing for every client and If-Range compares against the
+// identity's tag (StaticPrecompressed).
 //
 // Caching: names with a content hash (HashedName, or StaticImmutable) get
 // Cache-Control: public, max-age=31536000, immutable; others get no-cache
@@ -207,6 +210,7 @@ func Static(fsys fs.FS, opts ...StaticOption) *StaticHandler {
 		wildcard:     "{" + cfg.param + "...}",
 		cacheControl: []string{cfg.cacheControl},
 		allow:        []string{"GET, HEAD"},
+		vary:         httpsyntax.NewVaryNames("Accept-Encoding"),
 	}
 }
 
@@ -341,11 +345,7 @@ func (h *StaticHandler) serve(w http.ResponseWriter, r *http.Request, name strin
 		}
 	}
 	if len(h.cfg.encodings) > 0 {
-		if v, ok := hdr["Vary"]; !ok {
-			hdr["Vary"] = staticVary
-		} else if !staticVaries(v, "Accept-Encoding") {
-			hdr.Add("Vary", "Accept-Encoding")
-		}
+		h.vary.Add(hdr)
 	}
 	if _, ok := hdr["Content-Type"]; !ok && meta.ctype != nil {
 		hdr["Content-Type"] = meta.ctype
@@ -366,26 +366,11 @@ func (h *StaticHandler) serve(w http.ResponseWriter, r *http.Request, name strin
 // Shared header values; never written into.
 var (
 	immutableCacheControl = []string{ImmutableCacheControl}
-	staticVary            = []string{"Accept-Encoding"}
 	staticOctetStream     = []string{"application/octet-stream"}
 	staticBr              = []string{"br"}
 	staticGzip            = []string{"gzip"}
 	staticZstd            = []string{"zstd"}
 )
-
-// staticVaries reports whether the Vary field values already name field
-// (or are "*").
-func staticVaries(vals []string, field string) bool {
-	for _, v := range vals {
-		for f := range strings.SplitSeq(v, ",") {
-			f = strings.TrimSpace(f)
-			if f == "*" || strings.EqualFold(f, field) {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 func staticEncodingValue(e string) []string {
 	switch e {

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -730,6 +731,42 @@ func TestStaticWithETag(t *testing.T) {
 	}
 }
 
+// TestStaticVaryMerged: Accept-Encoding joins a Vary set by an outer layer
+// in one header line, once.
+func TestStaticVaryMerged(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		before []string // Vary lines set before Static runs
+		want   []string
+	}{
+		{"none", nil, []string{"Accept-Encoding"}},
+		{"one line", []string{"Origin"}, []string{"Origin, Accept-Encoding"}},
+		{"two lines", []string{"Origin", "Cookie"}, []string{"Origin, Cookie, Accept-Encoding"}},
+		{"present", []string{"Origin, accept-encoding"}, []string{"Origin, accept-encoding"}},
+		{"present in a second line", []string{"Origin", "Accept-Encoding"}, []string{"Origin, Accept-Encoding"}},
+		{"star", []string{"*"}, []string{"*"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			app := plinth.Bare()
+			app.UseNative(func(next plinth.HandlerFunc) plinth.HandlerFunc {
+				return func(c *plinth.Ctx) error {
+					for _, v := range tt.before {
+						c.Header().Add("Vary", v)
+					}
+					return next(c)
+				}
+			})
+			app.Mount("/assets", Static(embeddedStatic(t)))
+			for _, ae := range []string{"", "br"} {
+				rec := staticGet(app, "/assets/style.css", "Accept-Encoding", ae)
+				if got := rec.Header()["Vary"]; rec.Code != 200 || !slices.Equal(got, tt.want) {
+					t.Errorf("Accept-Encoding %q: status %d, Vary %q, want %q", ae, rec.Code, got, tt.want)
+				}
+			}
+		})
+	}
+}
+
 func TestStaticConcurrent(t *testing.T) {
 	files := map[string]string{}
 	for _, n := range []string{"style.css", "index.html", "data.bin", "app.3f9a1c2b.js", "docs/index.html"} {
@@ -770,12 +807,18 @@ func TestStaticAllocations(t *testing.T) {
 	app := plinth.Bare()
 	app.Mount("/assets", Static(embeddedStatic(t)))
 	app.Get("/native/{path...}", Static(embeddedStatic(t)).Serve)
+	// Under CORS, Accept-Encoding is merged into CORS's Vary: Origin; the
+	// merge is remembered, so it costs nothing per request.
+	cors := app.Group("/cors")
+	cors.UseNative(CORS(CORSConfig{AllowedOrigins: []string{"https://app.example"}}))
+	cors.Get("/{path...}", Static(embeddedStatic(t)).Serve)
 	for _, tt := range []struct {
 		name, path, inm string
 		budget          float64
 	}{
 		{"native 200", "/native/style.css", "", 10},
 		{"native 304", "/native/style.css", etagTagOf(readTestdata(t, "style.css")), 6},
+		{"native 200, Vary merged", "/cors/style.css", "", 10},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			req := httptest.NewRequest("GET", tt.path, nil)

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/internal/httpsyntax"
 )
 
 // Defaults. The levels favour speed: a response is compressed on every
@@ -137,8 +138,9 @@ type middleware struct {
 	names    []string // the coders' names, for negotiate
 	minSize  int
 	types    []mediaPattern
-	writers  sync.Pool // *writer
-	copyBufs sync.Pool // *[]byte of copyBufSize, for ReadFrom
+	vary     *httpsyntax.VaryNames // Accept-Encoding, rendered once
+	writers  sync.Pool             // *writer
+	copyBufs sync.Pool             // *[]byte of copyBufSize, for ReadFrom
 }
 
 // copyBufSize is the chunk ReadFrom reads a body in when compressing.
@@ -159,10 +161,11 @@ const copyBufSize = 32 << 10
 // Content-Length and Accept-Ranges, and a strong ETag becomes weak
 // (W/"..."), since the bytes differ from the uncompressed representation's.
 // Every response of an allowed type gets Vary: Accept-Encoding (merged with
-// an existing Vary), whether or not this one was compressed; a response
-// without a Content-Type gets it only when the client asked for a coding
-// (its type is sniffed only then). A client that forbids identity and
-// accepts no offered coding gets the identity anyway, not a 406.
+// an existing Vary into one header line), whether or not this one was
+// compressed; a response without a Content-Type gets it only when the
+// client asked for a coding (its type is sniffed only then). A client that
+// forbids identity and accepts no offered coding gets the identity anyway,
+// not a 406.
 //
 // A handler that wrote part of its response and then returns an error gets
 // that part sent (it had started the response) and the error logged, as
@@ -229,7 +232,7 @@ func build(opts []Option) (*middleware, error) {
 	if c.minSize < 0 {
 		return nil, fmt.Errorf("compress: WithMinSize(%d): the minimum size cannot be negative", c.minSize)
 	}
-	m := &middleware{minSize: c.minSize}
+	m := &middleware{minSize: c.minSize, vary: httpsyntax.NewVaryNames("Accept-Encoding")}
 	for coding, level := range c.levels {
 		if err := checkLevel(coding, level); err != nil {
 			return nil, fmt.Errorf("compress: WithLevel: %w", err)

@@ -321,10 +321,11 @@ func TestVary(t *testing.T) {
 		{name: "none", want: []string{"Accept-Encoding"}},
 		{name: "merged", vary: []string{"Origin"}, want: []string{"Origin, Accept-Encoding"}},
 		{name: "merged list", vary: []string{"Origin, Cookie"}, want: []string{"Origin, Cookie, Accept-Encoding"}},
-		{name: "several lines", vary: []string{"Origin", "Cookie"}, want: []string{"Origin", "Cookie", "Accept-Encoding"}},
+		{name: "several lines", vary: []string{"Origin", "Cookie"}, want: []string{"Origin, Cookie, Accept-Encoding"}},
 		{name: "already there", vary: []string{"accept-encoding"}, want: []string{"accept-encoding"}},
 		{name: "already in a list", vary: []string{"Origin,Accept-Encoding "}, want: []string{"Origin,Accept-Encoding "}},
-		{name: "already in a second line", vary: []string{"Origin", " Accept-Encoding"}, want: []string{"Origin", " Accept-Encoding"}},
+		{name: "already in a second line", vary: []string{"Origin", " Accept-Encoding"}, want: []string{"Origin, Accept-Encoding"}},
+		{name: "star in a list", vary: []string{"Origin, *"}, want: []string{"*"}},
 		{name: "star", vary: []string{"*"}, want: []string{"*"}},
 		{name: "not a substring match", vary: []string{"X-Accept-Encoding-Foo"}, want: []string{"X-Accept-Encoding-Foo, Accept-Encoding"}},
 	}

@@ -31,15 +31,18 @@
 // representation, and If-None-Match compares weakly, so conditional GETs
 // still match). Every response of an allowed type carries
 // Vary: Accept-Encoding, compressed or not, so that shared caches keep the
-// variants apart.
+// variants apart; a Vary already set (by CORS, say) gets Accept-Encoding
+// merged into it, and the result is one header line.
 //
 // # Cost
 //
 // New's doc comment has the measured figures (BenchmarkCompress in
 // bench/mw_compress_test.go, a 4 KiB JSON response). The middleware itself
-// allocates nothing per request once its pools are warm; a response that
-// needs Vary merged into another value, a weakened ETag or a sniffed
-// Content-Type costs one allocation for each.
+// allocates nothing per request once its pools are warm. Merging
+// Accept-Encoding into a Vary set by an outer layer allocates nothing either
+// once the merge is remembered (the first few distinct values seen are);
+// another merge costs two allocations (the line and its slice), and a
+// weakened ETag or a sniffed Content-Type one each.
 //
 // Almost all of a compressed response's time is the encoder. On the same
 // machine (BenchmarkCompressLevels, bench/run-catalogue.sh: 4 KiB and 64 KiB

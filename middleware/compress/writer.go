@@ -26,10 +26,6 @@ const (
 // instead of keeping it in the pool (with a large WithMinSize).
 const maxPooledBuf = 64 << 10
 
-// Header values shared by every response: a header map only ever replaces
-// them, never writes into them.
-var varyAcceptEncoding = []string{"Accept-Encoding"}
-
 // ErrHijackCompressed is returned by Hijack once the response is being
 // compressed: its header has gone out with a Content-Encoding.
 var ErrHijackCompressed = errors.New("compress: cannot hijack a response that is being compressed")
@@ -124,7 +120,7 @@ func (w *writer) decide() {
 		// may compress.
 		w.sniff = true
 	case len(ct) > 0 && w.m.allowed(ct[0]):
-		addVary(h)
+		w.m.vary.Add(h)
 	default:
 		w.pass()
 		return
@@ -194,7 +190,7 @@ func (w *writer) start(compress bool, sample []byte) error {
 			ct := http.DetectContentType(sample)
 			h["Content-Type"] = []string{ct}
 			if w.m.allowed(ct) {
-				addVary(h)
+				w.m.vary.Add(h)
 			} else {
 				compress = false
 			}
@@ -371,26 +367,6 @@ func (w *writer) finish() error {
 	}
 	w.state = stateDone
 	return err
-}
-
-// addVary adds Accept-Encoding to the Vary header once, keeping what is
-// there.
-func addVary(h http.Header) {
-	vals := h["Vary"]
-	if len(vals) == 0 {
-		h["Vary"] = varyAcceptEncoding
-		return
-	}
-	for _, v := range vals {
-		if hasToken(v, "Accept-Encoding") || hasToken(v, "*") {
-			return
-		}
-	}
-	if len(vals) == 1 && strings.TrimSpace(vals[0]) != "" {
-		h["Vary"] = []string{vals[0] + ", Accept-Encoding"}
-		return
-	}
-	h["Vary"] = append(vals[:len(vals):len(vals)], "Accept-Encoding")
 }
 
 // hasToken reports whether the comma-separated list v holds token,

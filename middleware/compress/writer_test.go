@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/middleware"
 	"github.com/plinth-go/plinth/middleware/compress"
 )
 
@@ -67,7 +68,8 @@ func allocsPerRequest(t *testing.T, app http.Handler, req *http.Request, wantCod
 // TestAllocationBudgets holds the middleware to its allocation budgets per
 // request (the handler itself allocates nothing): none when the client asks
 // for no coding, none for a body below the minimum size, none for a pooled
-// gzip or zstd response and none for br.
+// gzip or zstd response and none for br; none either when Accept-Encoding
+// is merged into the Vary: Origin of CORS installed outside it.
 func TestAllocationBudgets(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items")
@@ -80,16 +82,27 @@ func TestAllocationBudgets(t *testing.T) {
 		ae     string
 		coding string
 		budget float64
+		cors   bool // CORS outside the compressor: Vary merged
 	}{
-		{"no Accept-Encoding", big, "", "", 0},
-		{"below min size", small, "gzip", "", 0},
-		{"gzip", big, "gzip", "gzip", 0},
-		{"br", big, "br", "br", 0},
-		{"zstd", big, "zstd", "zstd", 0},
+		{"no Accept-Encoding", big, "", "", 0, false},
+		{"below min size", small, "gzip", "", 0, false},
+		{"gzip", big, "gzip", "gzip", 0, false},
+		{"br", big, "br", "br", 0, false},
+		{"zstd", big, "zstd", "zstd", 0, false},
+		{"gzip, Vary merged", big, "gzip", "gzip", 0, true},
+		{"below min size, Vary merged", small, "gzip", "", 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			app := newApp(jsonHandler(tt.body))
+			if tt.cors {
+				app = plinth.Bare()
+				app.UseNative(middleware.CORS(middleware.CORSConfig{AllowedOrigins: []string{"https://app.example"}}), compress.New())
+				app.Get("/x", jsonHandler(tt.body))
+				if got := do(app, "GET", tt.ae).Header()["Vary"]; len(got) != 1 || got[0] != "Origin, Accept-Encoding" {
+					t.Fatalf("Vary %q, want [\"Origin, Accept-Encoding\"]", got)
+				}
+			}
 			req := httptest.NewRequest("GET", "/x", nil)
 			if tt.ae != "" {
 				req.Header.Set("Accept-Encoding", tt.ae)
