@@ -45,9 +45,13 @@ type Config struct {
 	// 120s. PLINTH_IDLE_TIMEOUT.
 	IdleTimeout time.Duration
 
-	// MaxHeaderBytes bounds the request line and headers; beyond it the
-	// client gets 431. Default 64 KiB (net/http allows 1 MiB).
-	// PLINTH_MAX_HEADER_BYTES.
+	// MaxHeaderBytes bounds the request line and headers of an HTTP/1.x
+	// request, CRLFs included: a block of exactly this size is served, one
+	// byte more gets 431. Default 64 KiB (net/http allows 1 MiB). It must be
+	// more than 4096: net/http reads 4096 bytes past its own limit, so
+	// Plinth gives the server this value less 4096. Over HTTP/2 the bound
+	// applies to the decoded header list as net/http's HTTP/2 server counts
+	// it. PLINTH_MAX_HEADER_BYTES.
 	MaxHeaderBytes int
 
 	// MaxBodyBytes bounds request bodies; beyond it the client gets a 413

@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/big"
@@ -18,6 +19,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -192,4 +195,73 @@ func TestTLSConnectionLimitClosesCleanly(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestRapidResetLogsNoErrors (issue 10.11): HTTP/2 streams reset by the
+// client while their handlers wait (a rapid-reset flood, scaled down) end
+// the handlers with context errors; none of them is logged as an error, and
+// the server goes on serving.
+func TestRapidResetLogsNoErrors(t *testing.T) {
+	var logs syncLog
+	app := protoApp()
+	app.Logger = slog.New(slog.NewTextHandler(&logs, nil)) // info and above, as in production
+	app.Config.H2C = true
+	var started, ended atomic.Int64
+	app.Get("/slow", func(c *plinth.Ctx) error {
+		started.Add(1)
+		defer ended.Add(1)
+		<-c.Context().Done()
+		return fmt.Errorf("waiting for the database: %w", c.Context().Err())
+	})
+	base := serveApp(t, app, "http")
+	tr := &http.Transport{Protocols: new(http.Protocols)}
+	tr.Protocols.SetUnencryptedHTTP2(true)
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	const streams = 100
+	var wg sync.WaitGroup
+	for range streams {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "GET", base+"/slow", nil)
+			if res, err := client.Do(req); err == nil {
+				res.Body.Close()
+			}
+		})
+	}
+	wg.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for ended.Load() < started.Load() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	// A stream reset before its request reached the server starts no
+	// handler; most do reach it.
+	if s, e := started.Load(), ended.Load(); s < streams/2 || e != s {
+		t.Fatalf("%d handlers started for %d streams, %d ended after their streams were reset", s, streams, e)
+	}
+	if res, body := get(t, client, base+"/proto"); res.StatusCode != 200 || body != "HTTP/2.0" {
+		t.Errorf("after the resets: %d %q", res.StatusCode, body)
+	}
+	if n := strings.Count(logs.String(), "level=ERROR"); n != 0 {
+		t.Errorf("%d error lines for %d reset streams:\n%.2000s", n, streams, logs.String())
+	}
+}
+
+// syncLog is a log sink safe for the server's goroutines.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
