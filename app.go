@@ -64,6 +64,7 @@ type App struct {
 
 	mu      sync.Mutex
 	routes  []*route
+	index   routingIndex // the registered patterns, for conflict checks
 	scopes  []*Router
 	methods methodSet
 	state   any

@@ -345,11 +345,12 @@ func (rt *Router) register(pat string, h http.Handler, strip int) {
 	p.warn = ginStyleWarning(p)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, old := range a.routes {
-		if rel := compare(p, old.pat); rel == equal || rel == overlapped {
-			panic("plinth: " + conflictError(p, old.pat).Error())
+	a.index.candidates(p, func(old *pattern) {
+		if rel := compare(p, old); rel == equal || rel == overlapped {
+			panic("plinth: " + conflictError(p, old).Error())
 		}
-	}
+	})
+	a.index.add(p)
 	r := &route{pat: p, router: rt, handler: h, strip: strip, names: p.wildcardSlots()}
 	if p.method != "" {
 		r.method = a.methods.id(p.method, true)
