@@ -1,0 +1,53 @@
+package doccheck
+
+// knownPackages maps the names that snippets use as package qualifiers to
+// the packages they import. Names that several packages share (rand,
+// template, scanner) are left out: a snippet imports those explicitly.
+var knownPackages = map[string]string{
+	// This repository.
+	"plinth":     "github.com/plinth-go/plinth",
+	"api":        "github.com/plinth-go/plinth/api",
+	"middleware": "github.com/plinth-go/plinth/middleware",
+	"compress":   "github.com/plinth-go/plinth/middleware/compress",
+
+	// The standard library.
+	"atomic":    "sync/atomic",
+	"bufio":     "bufio",
+	"bytes":     "bytes",
+	"cmp":       "cmp",
+	"context":   "context",
+	"embed":     "embed",
+	"errors":    "errors",
+	"filepath":  "path/filepath",
+	"fmt":       "fmt",
+	"fs":        "io/fs",
+	"fstest":    "testing/fstest",
+	"http":      "net/http",
+	"httptest":  "net/http/httptest",
+	"httputil":  "net/http/httputil",
+	"io":        "io",
+	"json":      "encoding/json",
+	"log":       "log",
+	"maps":      "maps",
+	"multipart": "mime/multipart",
+	"net":       "net",
+	"netip":     "net/netip",
+	"os":        "os",
+	"path":      "path",
+	"regexp":    "regexp",
+	"runtime":   "runtime",
+	"signal":    "os/signal",
+	"slices":    "slices",
+	"slog":      "log/slog",
+	"sort":      "sort",
+	"sql":       "database/sql",
+	"strconv":   "strconv",
+	"strings":   "strings",
+	"sync":      "sync",
+	"syscall":   "syscall",
+	"testing":   "testing",
+	"time":      "time",
+	"tls":       "crypto/tls",
+	"url":       "net/url",
+	"utf8":      "unicode/utf8",
+}
