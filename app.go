@@ -104,10 +104,11 @@ type route struct {
 // security headers from pre-rendered values (HSTS over TLS only), and bounds
 // each handler by HandlerTimeout (30s: context cancelled, then a 503 problem,
 // or the connection aborted if the response had started). The layer costs
-// three allocations per request: the generated ID (none when the client sent
-// one), the timeout's context and the request copy carrying it
-// (TestDefaultStackAllocations). PLINTH_SKIP_MIDDLEWARE=recover,requestid,
-// security,timeout drops parts of it for profiling.
+// two allocations per request: the generated ID (none when the client sent
+// one) and the timeout's context; the request copy carrying that context is
+// made only for handlers that ask for the request (TestDefaultStackAllocations).
+// PLINTH_SKIP_MIDDLEWARE=recover,requestid,security,timeout drops parts of it
+// for profiling.
 func New() *App {
 	a := newApp()
 	a.defaultMaxBody.Store(DefaultMaxBodyBytes)

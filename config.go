@@ -23,10 +23,9 @@ type Config struct {
 
 	// HeaderReadTimeout bounds reading a request's headers, the defence
 	// against slowloris; net/http's zero value has none. Default 10s.
-	// PLINTH_HEADER_READ_TIMEOUT ("0" disables). Cost: with it off, the
-	// minimal scenario served 1.2% more requests per second by median over 6
-	// alternating wrk runs whose spread was about ±20%, so within noise
-	// (bench/run-http-ab.sh header-timeout; bench/results/http-ab-header-timeout-*.md).
+	// PLINTH_HEADER_READ_TIMEOUT ("0" disables). Cost: a read deadline set
+	// per request, within noise over real HTTP (docs/performance.md has the
+	// measurement and its command).
 	HeaderReadTimeout time.Duration
 
 	// BodyReadTimeout bounds how long reading a request body may stall: the
@@ -100,10 +99,9 @@ type Config struct {
 
 	// ReusePort opens this many listeners on Addr with SO_REUSEPORT (Linux),
 	// letting the kernel spread connections; 0 or 1 opens one. Default 0.
-	// PLINTH_REUSE_PORT. Measured on a 2-core machine (server on one core,
-	// wrk on the other), two listeners served 0.94 times the requests per
-	// second of one, within noise: it only pays where one accept loop is the
-	// bottleneck, on many cores (bench/results/http-ab-reuseport-*.md).
+	// PLINTH_REUSE_PORT. It only pays where one accept loop is the
+	// bottleneck, on many cores (docs/performance.md has the measurement on
+	// two cores, within noise, and its command).
 	ReusePort int
 
 	// Logger receives the startup line and server errors. Nil means the

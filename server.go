@@ -182,62 +182,11 @@ func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
 	a.minBodyRate.Store(cfg.MinBodyRate)
 	a.Build()
 	front := &frontDoor{app: a, cfg: cfg}
-	srv := &http.Server{
-		Handler:           front,
-		ReadHeaderTimeout: cfg.HeaderReadTimeout,
-		IdleTimeout:       cfg.IdleTimeout,
-		MaxHeaderBytes:    cfg.MaxHeaderBytes - headerSlack, // net/http reads headerSlack more
-
-		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-		// net/http's own "OPTIONS *" answer reads up to 4 KiB of a body
-		// with no deadline; the router answers it (serveAsterisk) instead.
-		DisableGeneralOptionsHandler: true,
-	}
-	protocols := "HTTP/1.1"
-	tlsOn := cfg.TLSCertFile != ""
-	if tlsOn {
-		protocols = "HTTP/1.1, HTTP/2 (TLS)"
-	}
-	if cfg.H2C {
-		srv.Protocols = new(http.Protocols)
-		srv.Protocols.SetHTTP1(true)
-		srv.Protocols.SetHTTP2(tlsOn)
-		srv.Protocols.SetUnencryptedHTTP2(true)
-		protocols += ", h2c"
-	}
-	var limiter *connLimiter
-	if cfg.MaxConnections > 0 {
-		// Past the process's file limit, accept itself fails (EMFILE) and
-		// net/http backs off for up to a second: keep the connection limit
-		// below it, with room for the listeners, logs and the app's own
-		// files, so that the fast refusal is what a flood meets.
-		if fl := fileLimit(); fl > 0 && cfg.MaxConnections > fl-fileHeadroom {
-			capped := max(fl-fileHeadroom, 1)
-			log.Warn("plinth: max connections lowered to fit the open-file limit",
-				"configured", cfg.MaxConnections, "effective", capped, "file_limit", fl)
-			cfg.MaxConnections = capped
-		}
-		limiter = &connLimiter{max: int64(cfg.MaxConnections)}
-	}
+	srv, protocols := newServer(ctx, front, cfg, log)
+	limiter := newConnLimiter(&cfg, log)
 	errc := make(chan error, len(lns))
 	for _, ln := range lns {
-		if limiter != nil {
-			ll := &limitListener{Listener: ln, connLimiter: limiter, refusal: refusal}
-			if tlsOn {
-				ll.refusal = nil // see limitListener
-			}
-			ln = ll
-		}
-		go func() {
-			var err error
-			if tlsOn {
-				err = srv.ServeTLS(ln, cfg.TLSCertFile, cfg.TLSKeyFile)
-			} else {
-				err = srv.Serve(ln)
-			}
-			errc <- err
-		}()
+		go func() { errc <- serveListener(srv, limitedListener(ln, limiter, cfg), cfg) }()
 	}
 	log.Info("plinth: serving",
 		"addr", lns[0].Addr().String(), "listeners", len(lns), "protocols", protocols,
@@ -255,6 +204,73 @@ func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
 	case <-ctx.Done():
 	}
 	return a.drain(srv, front, limiter, cfg, log)
+}
+
+// newServer returns the hardened http.Server for cfg, and the protocols it
+// speaks, for the startup line.
+func newServer(ctx context.Context, h http.Handler, cfg Config, log *slog.Logger) (*http.Server, string) {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: cfg.HeaderReadTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+		MaxHeaderBytes:    cfg.MaxHeaderBytes - headerSlack, // net/http reads headerSlack more
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// net/http's own "OPTIONS *" answer reads up to 4 KiB of a body
+		// with no deadline; the router answers it (serveAsterisk) instead.
+		DisableGeneralOptionsHandler: true,
+	}
+	protocols := "HTTP/1.1"
+	tlsOn := cfg.TLSCertFile != ""
+	if tlsOn {
+		protocols = "HTTP/1.1, HTTP/2 (TLS)"
+	}
+	if cfg.H2C {
+		srv.Protocols = new(http.Protocols)
+		srv.Protocols.SetHTTP1(true)
+		srv.Protocols.SetHTTP2(tlsOn)
+		srv.Protocols.SetUnencryptedHTTP2(true)
+		protocols += ", h2c"
+	}
+	return srv, protocols
+}
+
+// newConnLimiter returns the connection count that every listener shares,
+// nil for no limit. Past the process's file limit, accept itself fails
+// (EMFILE) and net/http backs off for up to a second: the limit is kept
+// below it, with room for the listeners, logs and the app's own files, so
+// that the fast refusal is what a flood meets.
+func newConnLimiter(cfg *Config, log *slog.Logger) *connLimiter {
+	if cfg.MaxConnections <= 0 {
+		return nil
+	}
+	if fl := fileLimit(); fl > 0 && cfg.MaxConnections > fl-fileHeadroom {
+		capped := max(fl-fileHeadroom, 1)
+		log.Warn("plinth: max connections lowered to fit the open-file limit",
+			"configured", cfg.MaxConnections, "effective", capped, "file_limit", fl)
+		cfg.MaxConnections = capped
+	}
+	return &connLimiter{max: int64(cfg.MaxConnections)}
+}
+
+// limitedListener puts ln behind limiter, if there is one.
+func limitedListener(ln net.Listener, limiter *connLimiter, cfg Config) net.Listener {
+	if limiter == nil {
+		return ln
+	}
+	ll := &limitListener{Listener: ln, connLimiter: limiter, refusal: refusal}
+	if cfg.TLSCertFile != "" {
+		ll.refusal = nil // see limitListener
+	}
+	return ll
+}
+
+// serveListener serves ln until the server closes, over TLS when cfg says.
+func serveListener(srv *http.Server, ln net.Listener, cfg Config) error {
+	if cfg.TLSCertFile != "" {
+		return srv.ServeTLS(ln, cfg.TLSCertFile, cfg.TLSKeyFile)
+	}
+	return srv.Serve(ln)
 }
 
 func (a *App) drain(srv *http.Server, front *frontDoor, limiter *connLimiter, cfg Config, log *slog.Logger) error {

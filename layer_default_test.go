@@ -136,7 +136,7 @@ func TestDefaultStackRecovery(t *testing.T) {
 	if p := decodeProblem(t, rec.Body.Bytes()); p["request_id"] != id || strings.Contains(rec.Body.String(), "kaboom") {
 		t.Errorf("panic problem %q: want the request ID %q and no panic text", rec.Body, id)
 	}
-	if l := logs.String(); !strings.Contains(l, "kaboom") || !strings.Contains(l, id) || !strings.Contains(l, "defaults_test.go") {
+	if l := logs.String(); !strings.Contains(l, "kaboom") || !strings.Contains(l, id) || !strings.Contains(l, "layer_default_test.go") {
 		t.Errorf("the panic was not logged with its value, request ID and stack: %q", l)
 	}
 

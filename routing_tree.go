@@ -298,3 +298,19 @@ func (m *matcher) multiValue(path string) string {
 	}
 	return path[1:]
 }
+
+// walk calls f with every endpoint below n.
+func (n *node) walk(f func(*endpoint)) {
+	if n.end != nil {
+		f(n.end)
+	}
+	if n.multi != nil {
+		f(n.multi)
+	}
+	for _, e := range n.edges {
+		e.node.walk(f)
+	}
+	if n.wild != nil {
+		n.wild.walk(f)
+	}
+}
