@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"testing"
+
+	"github.com/plinth-go/plinth/bench/internal/suite"
 )
 
 // One benchmark per scenario, one sub-benchmark per framework, so that
@@ -12,24 +14,24 @@ import (
 // An op serves every request of the scenario once (the whole table for the
 // github-* scenarios).
 
-func BenchmarkMinimal(b *testing.B)          { benchScenario(b, Minimal) }
-func BenchmarkJSON(b *testing.B)             { benchScenario(b, JSON) }
-func BenchmarkRoutes50(b *testing.B)         { benchScenario(b, Routes50) }
-func BenchmarkGithubAll(b *testing.B)        { benchScenario(b, GitHubAll) }
-func BenchmarkGithubStatic(b *testing.B)     { benchScenario(b, GitHubStatic) }
-func BenchmarkGithubParam(b *testing.B)      { benchScenario(b, GitHubParam) }
-func BenchmarkNotFound(b *testing.B)         { benchScenario(b, NotFound) }
-func BenchmarkMethodNotAllowed(b *testing.B) { benchScenario(b, MethodNotAllowed) }
-func BenchmarkMiddleware(b *testing.B)       { benchScenario(b, Middleware) }
-func BenchmarkMiddlewareFused(b *testing.B)  { benchScenario(b, MiddlewareFused) }
-func BenchmarkDefaultStack(b *testing.B)     { benchScenario(b, DefaultStack) }
+func BenchmarkMinimal(b *testing.B)          { benchScenario(b, suite.Minimal) }
+func BenchmarkJSON(b *testing.B)             { benchScenario(b, suite.JSON) }
+func BenchmarkRoutes50(b *testing.B)         { benchScenario(b, suite.Routes50) }
+func BenchmarkGithubAll(b *testing.B)        { benchScenario(b, suite.GitHubAll) }
+func BenchmarkGithubStatic(b *testing.B)     { benchScenario(b, suite.GitHubStatic) }
+func BenchmarkGithubParam(b *testing.B)      { benchScenario(b, suite.GitHubParam) }
+func BenchmarkNotFound(b *testing.B)         { benchScenario(b, suite.NotFound) }
+func BenchmarkMethodNotAllowed(b *testing.B) { benchScenario(b, suite.MethodNotAllowed) }
+func BenchmarkMiddleware(b *testing.B)       { benchScenario(b, suite.Middleware) }
+func BenchmarkMiddlewareFused(b *testing.B)  { benchScenario(b, suite.MiddlewareFused) }
+func BenchmarkDefaultStack(b *testing.B)     { benchScenario(b, suite.DefaultStack) }
 
 func benchScenario(b *testing.B, name string) {
-	sc, err := LoadScenario(name)
+	sc, err := suite.LoadScenario(name)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, fw := range Frameworks {
+	for _, fw := range suite.Frameworks {
 		if !fw.Serves(sc) {
 			continue
 		}
@@ -41,7 +43,7 @@ func benchScenario(b *testing.B, name string) {
 			reqs := newRequests(sc.Requests)
 			// A broken setup must not produce fast-looking numbers: check
 			// every response once before timing.
-			cw := NewResponseWriter(true)
+			cw := suite.NewResponseWriter(true)
 			for i, r := range reqs {
 				cw.Reset()
 				h.ServeHTTP(cw, r)
@@ -49,7 +51,7 @@ func benchScenario(b *testing.B, name string) {
 					b.Fatalf("%s %s: %v", sc.Name, fw.Name, err)
 				}
 			}
-			w := NewResponseWriter(false)
+			w := suite.NewResponseWriter(false)
 			// Collect the garbage of earlier set-ups (other frameworks'
 			// allocations) now, not inside this framework's timed loop:
 			// otherwise whoever runs first in a scenario pays for it.
@@ -72,7 +74,7 @@ func benchScenario(b *testing.B, name string) {
 }
 
 // newRequests builds the requests of a scenario once; they are reused.
-func newRequests(spec []Request) []*http.Request {
+func newRequests(spec []suite.Request) []*http.Request {
 	reqs := make([]*http.Request, len(spec))
 	for i, rq := range spec {
 		reqs[i] = httptest.NewRequest(rq.Method, rq.Path, nil)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/plinth-go/plinth/bench/internal/suite"
 )
 
 // TestAllocBudgets fails when Plinth allocates more per request, in any
@@ -22,14 +24,14 @@ func TestAllocBudgets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"plinth", "plinth-new"} {
-		fw, _ := FrameworkNamed(name)
+		fw, _ := suite.FrameworkNamed(name)
 		b, ok := budgets[name]
 		if !ok {
 			t.Errorf("budgets.json has no budgets for %s", name)
 			continue
 		}
-		for _, scName := range ScenarioNames {
-			sc, err := LoadScenario(scName)
+		for _, scName := range suite.ScenarioNames {
+			sc, err := suite.LoadScenario(scName)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,7 +43,7 @@ func TestAllocBudgets(t *testing.T) {
 				t.Errorf("budgets.json has no budget for %s on %s: measure it with `go run ./cmd/alloc-count`", name, scName)
 				continue
 			}
-			st, err := MeasureAllocs(fw, sc, max(1000/len(sc.Requests), 5))
+			st, err := suite.MeasureAllocs(fw, sc, max(1000/len(sc.Requests), 5))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +75,7 @@ func readBudgets(file string) (map[string]map[string]float64, error) {
 			return nil, err
 		}
 		for sc := range m {
-			if !slices.Contains(ScenarioNames, sc) {
+			if !slices.Contains(suite.ScenarioNames, sc) {
 				return nil, fmt.Errorf("%s: %s: unknown scenario %q", file, k, sc)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/bench/internal/suite"
 	"github.com/plinth-go/plinth/middleware"
 )
 
@@ -66,7 +67,7 @@ func BenchmarkRateLimitFootprint(b *testing.B) {
 		app.Get("/", func(c *plinth.Ctx) error { return c.NoContent(204) })
 		app.Build()
 		req := httptest.NewRequest("GET", "/", nil)
-		w := NewResponseWriter(false)
+		w := suite.NewResponseWriter(false)
 		before := heapInUse()
 		for i := range middleware.DefaultMaxKeys {
 			a := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})

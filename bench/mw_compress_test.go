@@ -25,6 +25,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/bench/internal/suite"
 	"github.com/plinth-go/plinth/middleware/compress"
 )
 
@@ -71,7 +72,7 @@ func benchCompressed(b *testing.B, app *plinth.App, ae, coding string, want []by
 	if ae != "" {
 		req.Header.Set("Accept-Encoding", ae)
 	}
-	cw := NewResponseWriter(true)
+	cw := suite.NewResponseWriter(true)
 	app.ServeHTTP(cw, req)
 	if got := cw.Header().Get("Content-Encoding"); got != coding || cw.Status() != 200 {
 		b.Fatalf("status %d, Content-Encoding %q, want %q", cw.Status(), got, coding)
@@ -80,7 +81,7 @@ func benchCompressed(b *testing.B, app *plinth.App, ae, coding string, want []by
 		b.Fatalf("decoded body differs (%d bytes)", len(got))
 	}
 	size := len(cw.Body)
-	w := NewResponseWriter(false)
+	w := suite.NewResponseWriter(false)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

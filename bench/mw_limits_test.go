@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/bench/internal/suite"
 	"github.com/plinth-go/plinth/middleware"
 )
 
@@ -30,7 +31,7 @@ func limitsApp(mw plinth.Middleware) *plinth.App {
 	if mw != nil {
 		app.UseNative(mw)
 	}
-	app.Get("/", func(c *plinth.Ctx) error { return c.Text(http.StatusOK, Hello) })
+	app.Get("/", func(c *plinth.Ctx) error { return c.Text(http.StatusOK, suite.Hello) })
 	app.Build()
 	return app
 }
@@ -40,7 +41,7 @@ func limitsApp(mw plinth.Middleware) *plinth.App {
 func benchLimits(b *testing.B, mw plinth.Middleware, status int) {
 	app := limitsApp(mw)
 	req := httptest.NewRequest("GET", "/", nil)
-	app.ServeHTTP(NewResponseWriter(false), req) // the rate-limited cases refuse from the second request on
+	app.ServeHTTP(suite.NewResponseWriter(false), req) // the rate-limited cases refuse from the second request on
 	benchServe(b, app, req, status)
 }
 
@@ -48,7 +49,7 @@ func benchLimits(b *testing.B, mw plinth.Middleware, status int) {
 // all as the same client: the contended case.
 func benchLimitsParallel(b *testing.B, mw plinth.Middleware, status int) {
 	app := limitsApp(mw)
-	w := NewResponseWriter(false)
+	w := suite.NewResponseWriter(false)
 	app.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
 	if w.Status() != status {
 		b.Fatalf("status %d, want %d", w.Status(), status)
@@ -57,7 +58,7 @@ func benchLimitsParallel(b *testing.B, mw plinth.Middleware, status int) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		req := httptest.NewRequest("GET", "/", nil)
-		w := NewResponseWriter(false)
+		w := suite.NewResponseWriter(false)
 		for pb.Next() {
 			w.Reset()
 			app.ServeHTTP(w, req)
@@ -85,12 +86,12 @@ func BenchmarkLimits(b *testing.B) {
 			app2 := plinth.Bare()
 			app2.UseNative(l.Middleware())
 			app2.Get("/", func(c *plinth.Ctx) error { close(held); <-hold; return nil })
-			app2.ServeHTTP(NewResponseWriter(false), httptest.NewRequest("GET", "/", nil))
+			app2.ServeHTTP(suite.NewResponseWriter(false), httptest.NewRequest("GET", "/", nil))
 		}()
 		<-held
 		defer close(hold)
 		req := httptest.NewRequest("GET", "/", nil)
-		w := NewResponseWriter(false)
+		w := suite.NewResponseWriter(false)
 		app.ServeHTTP(w, req)
 		if w.Status() != 503 {
 			b.Fatalf("status %d, want 503", w.Status())

@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/bench/internal/suite"
 	"github.com/plinth-go/plinth/middleware"
 )
 
@@ -30,7 +31,7 @@ func benchWeb(b *testing.B, app *plinth.App, mw plinth.Middleware, req *http.Req
 	if mw != nil {
 		app.UseNative(mw)
 	}
-	app.Get("/", func(c *plinth.Ctx) error { return c.Text(http.StatusOK, Hello) })
+	app.Get("/", func(c *plinth.Ctx) error { return c.Text(http.StatusOK, suite.Hello) })
 	app.Build()
 	benchServe(b, app, req, status)
 }

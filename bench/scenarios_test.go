@@ -1,10 +1,10 @@
 package bench
 
 import (
-	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
+
+	"github.com/plinth-go/plinth/bench/internal/suite"
 )
 
 // TestScenarios checks that every framework answers every request of every
@@ -12,13 +12,13 @@ import (
 // Content-Type, twice through the same reused request and writer, as the
 // benchmarks do.
 func TestScenarios(t *testing.T) {
-	for _, name := range ScenarioNames {
-		sc, err := LoadScenario(name)
+	for _, name := range suite.ScenarioNames {
+		sc, err := suite.LoadScenario(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec := append(append([]Request(nil), sc.Requests...), sc.Checks...)
-		for _, fw := range Frameworks {
+		spec := append(append([]suite.Request(nil), sc.Requests...), sc.Checks...)
+		for _, fw := range suite.Frameworks {
 			if !fw.Serves(sc) {
 				continue
 			}
@@ -27,7 +27,7 @@ func TestScenarios(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				w := NewResponseWriter(true)
+				w := suite.NewResponseWriter(true)
 				for i, r := range newRequests(spec) {
 					for range 2 {
 						w.Reset()
@@ -46,12 +46,12 @@ func TestScenarios(t *testing.T) {
 // the same response headers: the four security headers and a request ID, a
 // fresh one per request, or the client's own when it sends a sane one.
 func TestMiddlewareHeaders(t *testing.T) {
-	for _, name := range []string{Middleware, MiddlewareFused} {
-		sc, err := LoadScenario(name)
+	for _, name := range []string{suite.Middleware, suite.MiddlewareFused} {
+		sc, err := suite.LoadScenario(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, fw := range Frameworks {
+		for _, fw := range suite.Frameworks {
 			if !fw.Serves(sc) {
 				t.Logf("%s: %s skipped (not served)", name, fw.Name)
 				continue
@@ -61,28 +61,27 @@ func TestMiddlewareHeaders(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := securedHeaders()
-				if len(want) != 5 {
-					t.Fatalf("securedHeaders has %d headers, want 5", len(want))
-				}
 				rq := sc.Requests[0]
+				if len(rq.Headers) != 5 {
+					t.Fatalf("the request expects %d headers, want 5 (four security headers and %s)", len(rq.Headers), suite.RequestIDHeader)
+				}
 				ids := map[string]bool{}
 				for range 3 {
-					w := NewResponseWriter(true)
+					w := suite.NewResponseWriter(true)
 					h.ServeHTTP(w, httptest.NewRequest(rq.Method, rq.Path, nil))
 					if err := rq.Check(w); err != nil {
 						t.Fatal(err)
 					}
-					ids[w.Header().Get(RequestIDHeader)] = true
+					ids[w.Header().Get(suite.RequestIDHeader)] = true
 				}
 				if len(ids) != 3 {
 					t.Errorf("request IDs %v: want a new one per request", ids)
 				}
-				w := NewResponseWriter(true)
+				w := suite.NewResponseWriter(true)
 				r := httptest.NewRequest(rq.Method, rq.Path, nil)
-				r.Header.Set(RequestIDHeader, "client-id-1")
+				r.Header.Set(suite.RequestIDHeader, "client-id-1")
 				h.ServeHTTP(w, r)
-				if got := w.Header().Get(RequestIDHeader); got != "client-id-1" {
+				if got := w.Header().Get(suite.RequestIDHeader); got != "client-id-1" {
 					t.Errorf("incoming request ID: echoed %q, want client-id-1", got)
 				}
 			})
@@ -91,82 +90,32 @@ func TestMiddlewareHeaders(t *testing.T) {
 }
 
 func TestGitHubTable(t *testing.T) {
-	routes, err := LoadGitHubRoutes(GitHubRoutesFile)
+	routes, err := suite.LoadGitHubRoutes(suite.GitHubRoutesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(routes) != GitHubRouteCount {
-		t.Errorf("%s: %d routes, want %d", GitHubRoutesFile, len(routes), GitHubRouteCount)
+	if len(routes) != suite.GitHubRouteCount {
+		t.Errorf("%s: %d routes, want %d", suite.GitHubRoutesFile, len(routes), suite.GitHubRouteCount)
 	}
 	counts := map[string]int{}
-	for _, name := range []string{GitHubAll, GitHubStatic, GitHubParam} {
-		sc, err := LoadScenario(name)
+	for _, name := range []string{suite.GitHubAll, suite.GitHubStatic, suite.GitHubParam} {
+		sc, err := suite.LoadScenario(name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		counts[name] = len(sc.Requests)
 	}
-	if counts[GitHubAll] != len(routes) || counts[GitHubStatic]+counts[GitHubParam] != len(routes) ||
-		counts[GitHubStatic] == 0 || counts[GitHubParam] == 0 {
+	if counts[suite.GitHubAll] != len(routes) || counts[suite.GitHubStatic]+counts[suite.GitHubParam] != len(routes) ||
+		counts[suite.GitHubStatic] == 0 || counts[suite.GitHubParam] == 0 {
 		t.Errorf("request counts %v do not split the %d routes", counts, len(routes))
 	}
 	// Requests must be distinct, or one route could hide another.
 	seen := map[string]bool{}
 	for _, rt := range routes {
-		key := rt.Method + " " + RequestPath(rt.Path)
+		key := rt.Method + " " + suite.RequestPath(rt.Path)
 		if seen[key] {
 			t.Errorf("two routes share the request %s", key)
 		}
 		seen[key] = true
-	}
-}
-
-func TestLoadGitHubRoutesMissing(t *testing.T) {
-	_, err := LoadGitHubRoutes("testdata/does-not-exist.txt")
-	if err == nil || !strings.Contains(err.Error(), "GitHub route table missing") {
-		t.Fatalf("err = %v, want a message saying the table is missing", err)
-	}
-}
-
-func TestPathSyntax(t *testing.T) {
-	for _, tt := range []struct{ in, req, mux, chi, echo string }{
-		{"/", "/", "/{$}", "/", "/"},
-		{"/users/:user", "/users/user", "/users/{user}", "/users/{user}", "/users/:user"},
-		{"/repos/:owner/:repo/events", "/repos/owner/repo/events", "/repos/{owner}/{repo}/events",
-			"/repos/{owner}/{repo}/events", "/repos/:owner/:repo/events"},
-		{"/src/*filepath", "/src/filepath", "/src/{filepath...}", "/src/*", "/src/*"},
-		{"/users/", "/users/", "/users/{$}", "/users/", "/users/"},
-	} {
-		if got := RequestPath(tt.in); got != tt.req {
-			t.Errorf("RequestPath(%q) = %q, want %q", tt.in, got, tt.req)
-		}
-		if got := MuxPath(tt.in); got != tt.mux {
-			t.Errorf("MuxPath(%q) = %q, want %q", tt.in, got, tt.mux)
-		}
-		if got := ChiPath(tt.in); got != tt.chi {
-			t.Errorf("ChiPath(%q) = %q, want %q", tt.in, got, tt.chi)
-		}
-		if got := EchoPath(tt.in); got != tt.echo {
-			t.Errorf("EchoPath(%q) = %q, want %q", tt.in, got, tt.echo)
-		}
-	}
-}
-
-func TestResponseWriterAllocs(t *testing.T) {
-	w := NewResponseWriter(false)
-	body := []byte("body")
-	ct := []string{"text/plain"}
-	allocs := testing.AllocsPerRun(100, func() {
-		w.Reset()
-		w.Header()["Content-Type"] = ct
-		w.WriteHeader(http.StatusTeapot)
-		w.Write(body)
-		w.WriteString("more")
-	})
-	if allocs != 0 {
-		t.Errorf("ResponseWriter: %v allocs per request, want 0", allocs)
-	}
-	if w.Status() != http.StatusTeapot || w.Written() != 8 || len(w.Header()) != 1 {
-		t.Errorf("status %d, written %d, %d headers; want 418, 8, 1", w.Status(), w.Written(), len(w.Header()))
 	}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-playground/validator/v10"
 	"github.com/plinth-go/plinth/api"
+	"github.com/plinth-go/plinth/bench/internal/suite"
+	"github.com/plinth-go/plinth/bench/internal/validated"
 )
 
 // validatedJSON lists the frameworks of the validated-json scenario.
@@ -15,11 +17,12 @@ var validatedJSON = []struct {
 	name  string
 	build func() http.Handler
 }{
-	{"plinth-api", ValidatedPlinthAPI},
-	{"plinth-native", ValidatedPlinthNative},
-	{"huma", ValidatedHuma},
-	{"gin", ValidatedGin},
-	{"echo", ValidatedEcho},
+	{"plinth-api", validated.PlinthAPI},
+	{"plinth-native", validated.PlinthNative},
+	{"plinth-binder", validated.PlinthBinder},
+	{"huma", validated.Huma},
+	{"gin", validated.Gin},
+	{"echo", validated.Echo},
 }
 
 // BenchmarkValidatedJSON: go test -run '^$' -bench ValidatedJSON -benchtime 200ms -count 5
@@ -27,20 +30,20 @@ func BenchmarkValidatedJSON(b *testing.B) {
 	for _, fw := range validatedJSON {
 		b.Run(fw.name, func(b *testing.B) {
 			h := fw.build()
-			body := strings.NewReader(ValidatedJSONBody)
+			body := strings.NewReader(validated.RequestBody)
 			req, _ := http.NewRequest("POST", "/users", body)
 			req.Header.Set("Content-Type", "application/json")
-			w := NewResponseWriter(true)
+			w := suite.NewResponseWriter(true)
 			h.ServeHTTP(w, req)
 			if w.Status() != http.StatusCreated || !strings.Contains(string(w.Body), `"code":"ABC"`) {
 				b.Fatalf("%s: %d %s", fw.name, w.Status(), w.Body)
 			}
-			w = NewResponseWriter(false)
+			w = suite.NewResponseWriter(false)
 			runtime.GC()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				body.Reset(ValidatedJSONBody)
+				body.Reset(validated.RequestBody)
 				w.Reset()
 				h.ServeHTTP(w, req)
 			}
@@ -63,7 +66,7 @@ func TestValidatedJSONRejects(t *testing.T) {
 		for _, body := range bad {
 			req, _ := http.NewRequest("POST", "/users", strings.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
-			w := NewResponseWriter(true)
+			w := suite.NewResponseWriter(true)
 			h.ServeHTTP(w, req)
 			if s := w.Status(); s != 400 && s != 422 {
 				t.Errorf("%s accepted %s: %d", fw.name, body, s)
@@ -76,11 +79,11 @@ func TestValidatedJSONRejects(t *testing.T) {
 // struct: go test -run '^$' -bench Validator -benchtime 200ms -count 5
 func BenchmarkValidator(b *testing.B) {
 	b.Run("plinth-api", func(b *testing.B) {
-		c, err := api.NewChecker[VUser](nil)
+		c, err := api.NewChecker[validated.User](nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		u := VUser{"Ada Lovelace", "ada@example.com", 36, "admin", "ABC"}
+		u := validated.User{Name: "Ada Lovelace", Email: "ada@example.com", Age: 36, Role: "admin", Code: "ABC"}
 		if errs := c.Check(nil, &u); errs != nil {
 			b.Fatal(errs)
 		}
@@ -93,7 +96,7 @@ func BenchmarkValidator(b *testing.B) {
 	})
 	b.Run("go-playground", func(b *testing.B) {
 		v := validator.New(validator.WithRequiredStructEnabled())
-		u := PGUser{"Ada Lovelace", "ada@example.com", 36, "admin", "ABC"}
+		u := validated.PGUser{Name: "Ada Lovelace", Email: "ada@example.com", Age: 36, Role: "admin", Code: "ABC"}
 		if err := v.Struct(&u); err != nil {
 			b.Fatal(err)
 		}

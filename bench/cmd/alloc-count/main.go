@@ -11,7 +11,7 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/plinth-go/plinth/bench"
+	"github.com/plinth-go/plinth/bench/internal/suite"
 )
 
 func main() {
@@ -23,28 +23,28 @@ func main() {
 		"framework does not serve the scenario (default-stack is about Plinth; middleware-fused has Plinth's fused layer and\n" +
 		"net/http as the yardstick).\n\n")
 	fmt.Printf("| scenario |")
-	for _, fw := range bench.Frameworks {
+	for _, fw := range suite.Frameworks {
 		fmt.Printf(" %s |", fw.Name)
 	}
 	fmt.Printf("\n|---|")
-	for range bench.Frameworks {
+	for range suite.Frameworks {
 		fmt.Printf("---:|")
 	}
 	fmt.Println()
-	for _, name := range bench.ScenarioNames {
-		sc, err := bench.LoadScenario(name)
+	for _, name := range suite.ScenarioNames {
+		sc, err := suite.LoadScenario(name)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "alloc-count:", err)
 			os.Exit(1)
 		}
 		ops := max(*requests/len(sc.Requests), 1)
 		fmt.Printf("| %s |", name)
-		for _, fw := range bench.Frameworks {
+		for _, fw := range suite.Frameworks {
 			if !fw.Serves(sc) {
 				fmt.Printf(" – |")
 				continue
 			}
-			st, err := bench.MeasureAllocs(fw, sc, ops)
+			st, err := suite.MeasureAllocs(fw, sc, ops)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "alloc-count:", err)
 				os.Exit(1)

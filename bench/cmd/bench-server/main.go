@@ -8,8 +8,8 @@
 //
 //	plinth-new  plinth.New() (the default layer) served by App.Run
 //	plinth      plinth.Bare() served by App.Run (the same server limits, no default layer)
-//	std-limits  net/http.ServeMux on an http.Server given Plinth's default limits (bench/stdlimits.go)
-//	std-defaults  std-limits plus, hand-written, the work of plinth.New()'s default layer (bench/fw_stddefaults.go)
+//	std-limits  net/http.ServeMux on an http.Server given Plinth's default limits (bench/internal/httpserve/limits.go)
+//	std-defaults  std-limits plus, hand-written, the work of plinth.New()'s default layer (bench/internal/suite/fw_stddefaults.go)
 //	std         net/http.ServeMux on the zero-value http.Server
 //	httprouter, chi, gin, echo   on the zero-value http.Server, as their docs start them
 //	fiber       fiber v2 (fasthttp) with its defaults
@@ -29,20 +29,21 @@ import (
 	"strings"
 
 	"github.com/plinth-go/plinth"
-	"github.com/plinth-go/plinth/bench"
+	"github.com/plinth-go/plinth/bench/internal/httpserve"
+	"github.com/plinth-go/plinth/bench/internal/suite"
 )
 
 // Names lists the frameworks bench-server serves, in report order.
-var Names = bench.HTTPFrameworks
+var Names = httpserve.Frameworks
 
 func main() {
 	fw := flag.String("framework", "plinth-new", "framework to serve: "+strings.Join(Names, ", "))
-	sc := flag.String("scenario", "minimal", "scenario to serve: "+strings.Join(bench.ScenarioNames, ", "))
+	sc := flag.String("scenario", "minimal", "scenario to serve: "+strings.Join(suite.ScenarioNames, ", "))
 	addr := flag.String("addr", "", "listen address (default PLINTH_ADDR, else :8080)")
 	printPath := flag.Bool("print-path", false, "print the path of the scenario's timed request and exit (for load generators)")
 	flag.Parse()
 	if *printPath {
-		sc, err := bench.LoadScenario(*sc)
+		sc, err := suite.LoadScenario(*sc)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench-server:", err)
 			os.Exit(1)
@@ -57,7 +58,7 @@ func main() {
 }
 
 func run(fw, scenario, addr string) error {
-	sc, err := bench.LoadScenario(scenario)
+	sc, err := suite.LoadScenario(scenario)
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func run(fw, scenario, addr string) error {
 		}
 		return app.Listen(addr)
 	}
-	h, err := bench.HTTPHandler(fw, sc)
+	h, err := httpserve.Handler(fw, sc)
 	if err != nil {
 		return err
 	}
@@ -78,12 +79,12 @@ func run(fw, scenario, addr string) error {
 		os.Unsetenv("PLINTH_ADDR") // the flag wins
 		return app.Run()
 	}
-	if bench.LimitedFramework(fw) {
+	if httpserve.Limited(fw) {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return err
 		}
-		return bench.NewLimitedServer(h).Serve(bench.LimitListener(ln))
+		return httpserve.NewLimitedServer(h).Serve(httpserve.LimitListener(ln))
 	}
 	return http.ListenAndServe(addr, h)
 }

@@ -5,11 +5,12 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/plinth-go/plinth/bench"
+	"github.com/plinth-go/plinth/bench/internal/httpserve"
+	"github.com/plinth-go/plinth/bench/internal/suite"
 )
 
 // httpScenarios are the scenarios run-http.sh serves.
-var httpScenarios = []string{bench.Minimal, bench.JSON, bench.Routes50, bench.Middleware, bench.MiddlewareFused, bench.DefaultStack}
+var httpScenarios = []string{suite.Minimal, suite.JSON, suite.Routes50, suite.Middleware, suite.MiddlewareFused, suite.DefaultStack}
 
 // TestFrameworks checks that every framework bench-server knows answers
 // every request of the real-HTTP scenarios as the scenario expects,
@@ -17,11 +18,11 @@ var httpScenarios = []string{bench.Minimal, bench.JSON, bench.Routes50, bench.Mi
 // harness, the others as handlers).
 func TestFrameworks(t *testing.T) {
 	for _, name := range httpScenarios {
-		sc, err := bench.LoadScenario(name)
+		sc, err := suite.LoadScenario(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec := append(append([]bench.Request(nil), sc.Requests...), sc.Checks...)
+		spec := append(append([]suite.Request(nil), sc.Requests...), sc.Checks...)
 		for _, fw := range Names {
 			t.Run(name+"/"+fw, func(t *testing.T) {
 				if fw == "fiber" {
@@ -42,12 +43,12 @@ func TestFrameworks(t *testing.T) {
 					}
 					return
 				}
-				h, err := bench.HTTPHandler(fw, sc)
+				h, err := httpserve.Handler(fw, sc)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if bench.LimitedFramework(fw) {
-					h = bench.NewLimitedServer(h).Handler
+				if httpserve.Limited(fw) {
+					h = httpserve.NewLimitedServer(h).Handler
 				}
 				for _, rq := range spec {
 					w := httptest.NewRecorder()
@@ -62,8 +63,8 @@ func TestFrameworks(t *testing.T) {
 }
 
 func TestUnknownFramework(t *testing.T) {
-	sc, _ := bench.LoadScenario(bench.Minimal)
-	if _, err := bench.HTTPHandler("nope", sc); err == nil {
+	sc, _ := suite.LoadScenario(suite.Minimal)
+	if _, err := httpserve.Handler("nope", sc); err == nil {
 		t.Fatal("no error for an unknown framework")
 	}
 }

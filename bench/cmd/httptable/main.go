@@ -17,7 +17,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/plinth-go/plinth/bench"
+	"github.com/plinth-go/plinth/bench/internal/results"
 )
 
 type metaFlag [][2]string
@@ -55,14 +55,14 @@ func run(in, jsonOut, mdOut string, latency bool, meta [][2]string) error {
 		return err
 	}
 	defer f.Close()
-	runs, err := bench.ReadLoadgenRuns(f)
+	runs, err := results.ReadLoadgenRuns(f)
 	if err != nil {
 		return fmt.Errorf("%s: %v", in, err)
 	}
 	if len(runs) == 0 {
 		return fmt.Errorf("%s: no runs", in)
 	}
-	rep := &bench.HTTPReport{Meta: meta, Runs: runs, Rows: bench.Summarize(runs)}
+	rep := &results.HTTPReport{Meta: meta, Runs: runs, Rows: results.Summarize(runs)}
 	if jsonOut != "" {
 		raw, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
@@ -87,7 +87,7 @@ func run(in, jsonOut, mdOut string, latency bool, meta [][2]string) error {
 
 // WriteMarkdown writes the whole report: header, run description, table,
 // and how to read it.
-func WriteMarkdown(w io.Writer, rep *bench.HTTPReport, latency bool) {
+func WriteMarkdown(w io.Writer, rep *results.HTTPReport, latency bool) {
 	title := "Real-HTTP benchmarks"
 	if latency {
 		title = "Single-connection latency over real HTTP"
@@ -103,7 +103,7 @@ func WriteMarkdown(w io.Writer, rep *bench.HTTPReport, latency bool) {
 		}
 	}
 	fmt.Fprintln(w)
-	bench.WriteHTTPTable(w, rep, latency)
+	results.WriteHTTPTable(w, rep, latency)
 	fmt.Fprintln(w)
 	fmt.Fprint(w, `Each cell is the median over the runs (errors are summed); runs alternate frameworks round by round, each
 run a fresh server process. "vs std" and "vs std-limits" divide req/s by net/http's in the same scenario (for

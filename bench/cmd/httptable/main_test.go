@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plinth-go/plinth/bench"
+	"github.com/plinth-go/plinth/bench/internal/results"
 )
 
 func TestRun(t *testing.T) {
@@ -20,7 +20,7 @@ func TestRun(t *testing.T) {
 	if err := run(in, js, md, false, [][2]string{{"command", "bench/run-http.sh 1 1"}, {"go", "go1.26"}}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := bench.ReadHTTPReport(js)
+	rep, err := results.ReadHTTPReport(js)
 	if err != nil || len(rep.Runs) != 1 || len(rep.Rows) != 1 || rep.MetaValue("go") != "go1.26" {
 		t.Fatalf("report %+v, %v", rep, err)
 	}

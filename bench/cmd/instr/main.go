@@ -13,8 +13,8 @@
 //
 // Frameworks: those of bench-server that are net/http handlers (fiber is
 // not). plinth and plinth-new are served by App.Serve with its default
-// limits, std-limits and std-defaults by bench.NewLimitedServer on
-// bench.LimitListener, the others by a zero-value http.Server.
+// limits, std-limits and std-defaults by httpserve.NewLimitedServer on
+// httpserve.LimitListener, the others by a zero-value http.Server.
 package main
 
 import (
@@ -34,7 +34,8 @@ import (
 	"sync/atomic"
 
 	"github.com/plinth-go/plinth"
-	"github.com/plinth-go/plinth/bench"
+	"github.com/plinth-go/plinth/bench/internal/httpserve"
+	"github.com/plinth-go/plinth/bench/internal/suite"
 )
 
 func main() {
@@ -119,7 +120,7 @@ func (c *closingConn) Close() error {
 
 // runClient sends n requests of the scenario to addr over c connections.
 func runClient(addr, scenario string, n, c int) error {
-	sc, err := bench.LoadScenario(scenario)
+	sc, err := suite.LoadScenario(scenario)
 	if err != nil {
 		return err
 	}
@@ -155,12 +156,12 @@ func run(fw, scenario string, n, conns int) error {
 }
 
 // handler builds fw's handler for the scenario, as bench-server does.
-func handler(fw, scenario string) (http.Handler, bench.Scenario, error) {
-	sc, err := bench.LoadScenario(scenario)
+func handler(fw, scenario string) (http.Handler, suite.Scenario, error) {
+	sc, err := suite.LoadScenario(scenario)
 	if err != nil {
 		return nil, sc, err
 	}
-	h, err := bench.HTTPHandler(fw, sc)
+	h, err := httpserve.Handler(fw, sc)
 	return h, sc, err
 }
 
@@ -174,9 +175,9 @@ func serve(fw string, h http.Handler, ln net.Listener) (stop func(), served <-ch
 	case isApp:
 		app.Logger = slog.New(slog.DiscardHandler)
 		go func() { ch <- app.Serve(ctx, ln) }()
-	case bench.LimitedFramework(fw):
-		srv := bench.NewLimitedServer(h)
-		go func() { ch <- srv.Serve(bench.LimitListener(ln)) }()
+	case httpserve.Limited(fw):
+		srv := httpserve.NewLimitedServer(h)
+		go func() { ch <- srv.Serve(httpserve.LimitListener(ln)) }()
 		stop = func() { cancel(); srv.Close() }
 	default:
 		srv := &http.Server{Handler: h}

@@ -85,7 +85,7 @@ func parseWrk(out []byte) (*WrkResult, error) {
 		case len(f) == 2 && f[0] == "Requests/sec:":
 			v, err := strconv.ParseFloat(f[1], 64)
 			if err != nil {
-				return nil, fmt.Errorf("Requests/sec %q", f[1])
+				return nil, fmt.Errorf("wrk Requests/sec %q", f[1])
 			}
 			res.RPS, found = v, true
 		case len(f) == 2 && (f[0] == "50%" || f[0] == "90%" || f[0] == "99%"):

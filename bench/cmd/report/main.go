@@ -29,7 +29,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/plinth-go/plinth/bench"
+	"github.com/plinth-go/plinth/bench/internal/httpserve"
+	"github.com/plinth-go/plinth/bench/internal/results"
 )
 
 func main() {
@@ -146,7 +147,7 @@ func inProcess(w io.Writer, dir string) error {
 			continue
 		}
 		if i := strings.LastIndexByte(fw, '-'); i > 0 { // -GOMAXPROCS suffix
-			if _, err := strconv.Atoi(fw[i+1:]); err == nil && !slices.Contains(bench.HTTPFrameworks, fw) {
+			if _, err := strconv.Atoi(fw[i+1:]); err == nil && !slices.Contains(httpserve.Frameworks, fw) {
 				fw = fw[:i]
 			}
 		}
@@ -188,7 +189,7 @@ func inProcess(w io.Writer, dir string) error {
 		fmt.Fprint(w, "---:|")
 	}
 	fmt.Fprintln(w, "---:|---:|")
-	med := func(c cell) float64 { return bench.Median(ns[c]) }
+	med := func(c cell) float64 { return results.Median(ns[c]) }
 	for _, sc := range scenarios {
 		fmt.Fprintf(w, "| %s |", sc)
 		for _, fw := range frameworks {
@@ -197,7 +198,7 @@ func inProcess(w io.Writer, dir string) error {
 				fmt.Fprint(w, " – |")
 				continue
 			}
-			fmt.Fprintf(w, " %s (%s) |", thousands(med(c)), trim(bench.Median(al[c])))
+			fmt.Fprintf(w, " %s (%s) |", thousands(med(c)), trim(results.Median(al[c])))
 		}
 		for _, fw := range []string{"plinth", "plinth-new"} {
 			p, s := med(cell{sc, fw}), med(cell{sc, "std"})
@@ -255,14 +256,14 @@ func httpSection(kind string, latency bool) func(io.Writer, string) error {
 			fmt.Fprintf(w, "## %s\n\nNo results yet: run `%s`.\n\n", title, script)
 			return err
 		}
-		rep, err := bench.ReadHTTPReport(file)
+		rep, err := results.ReadHTTPReport(file)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "## %s\n\nFrom `%s`, produced by `%s` (commit %s, %s, %s, kernel %s).\n",
 			title, filepath.Base(file), rep.MetaValue("command"), rep.MetaValue("commit"), rep.MetaValue("go"), rep.MetaValue("cpu"), rep.MetaValue("kernel"))
 		fmt.Fprintf(w, "Server: %s. Load: %s.\n\n", rep.MetaValue("server"), rep.MetaValue("load"))
-		bench.WriteHTTPTable(w, rep, latency)
+		results.WriteHTTPTable(w, rep, latency)
 		fmt.Fprint(w, `
 Medians over the runs. "vs std-limits" is the fair ratio for plinth: net/http given the limits Plinth's App.Run
 applies by default (header read and idle timeouts, header and body size, connection cap). For plinth-new compare
@@ -384,7 +385,7 @@ func validatedJSON(w io.Writer, dir string) error {
 	fmt.Fprintf(w, "| benchmark | median ns/op | B/op | allocs/op |\n|---|---:|---:|---:|\n")
 	for _, name := range order {
 		a := rows[name]
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", name, thousands(bench.Median(a.ns)), trim(bench.Median(a.b)), trim(bench.Median(a.allocs)))
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", name, thousands(results.Median(a.ns)), trim(results.Median(a.b)), trim(results.Median(a.allocs)))
 	}
 	fmt.Fprintln(w)
 	return nil

@@ -1,4 +1,9 @@
-package bench
+// Package validated is the validated-json scenario (run-validated-json.sh,
+// bench/validated_json_test.go): POST /users with a 5-field JSON body that is
+// validated (required, lengths, email format, range, enum, pattern), then
+// answered 201 with the user as JSON. Each framework gets the same rules in
+// its own tag syntax.
+package validated
 
 import (
 	"context"
@@ -17,16 +22,11 @@ import (
 	"github.com/plinth-go/plinth/api"
 )
 
-// The validated-json scenario: POST /users with a 5-field JSON body that is
-// validated (required, lengths, email format, range, enum, pattern), then
-// answered 201 with the user as JSON. Each framework gets the same rules in
-// its own tag syntax.
+// RequestBody is the request body of the scenario.
+const RequestBody = `{"name":"Ada Lovelace","email":"ada@example.com","age":36,"role":"admin","code":"ABC"}`
 
-// ValidatedJSONBody is the request of the scenario.
-const ValidatedJSONBody = `{"name":"Ada Lovelace","email":"ada@example.com","age":36,"role":"admin","code":"ABC"}`
-
-// VUser carries the api package's rules.
-type VUser struct {
+// User carries the api package's rules.
+type User struct {
 	Name  string `json:"name" validate:"required,minLength=1,maxLength=50"`
 	Email string `json:"email" validate:"required,format=email"`
 	Age   int    `json:"age" validate:"min=0,max=150"`
@@ -53,15 +53,15 @@ type HumaUser struct {
 	Code  string `json:"code" pattern:"^[A-Z]{3}$"`
 }
 
-type vUserIn struct{ Body VUser }
-type vUserOut struct{ Body *VUser }
+type userIn struct{ Body User }
+type userOut struct{ Body *User }
 
-// ValidatedPlinthAPI is the typed operation.
-func ValidatedPlinthAPI() http.Handler {
+// PlinthAPI is the typed operation.
+func PlinthAPI() http.Handler {
 	app := plinth.Bare()
 	a := api.New(app, api.Config{OpenAPIPath: "-"})
-	api.Register(a, api.Operation{Method: "POST", Path: "/users"}, func(ctx context.Context, in *vUserIn) (*vUserOut, error) {
-		return &vUserOut{Body: &in.Body}, nil
+	api.Register(a, api.Operation{Method: "POST", Path: "/users"}, func(ctx context.Context, in *userIn) (*userOut, error) {
+		return &userOut{Body: &in.Body}, nil
 	})
 	app.Build()
 	return app
@@ -69,12 +69,12 @@ func ValidatedPlinthAPI() http.Handler {
 
 var codePattern = regexp.MustCompile(`^[A-Z]{3}$`)
 
-// ValidatedPlinthNative decodes and checks by hand on the same route: what
-// typing costs is the difference to ValidatedPlinthAPI.
-func ValidatedPlinthNative() http.Handler {
+// PlinthNative decodes and checks by hand on the same route: what
+// typing costs is the difference to PlinthAPI.
+func PlinthNative() http.Handler {
 	app := plinth.Bare()
 	app.Post("/users", func(c *plinth.Ctx) error {
-		var u VUser
+		var u User
 		dec := json.NewDecoder(c.Request().Body)
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&u); err != nil {
@@ -105,10 +105,27 @@ func ValidatedPlinthNative() http.Handler {
 	return app
 }
 
-// ValidatedHuma is huma v2 on net/http (humago) with DefaultConfig less its
+// PlinthBinder is the native handler with the api package's
+// Binder: the typed operation's binder and validator, without the typed
+// signature.
+func PlinthBinder() http.Handler {
+	app := plinth.Bare()
+	b := api.NewBinder[User](api.Config{})
+	app.Post("/users", func(c *plinth.Ctx) error {
+		var u User
+		if err := b.Bind(c, &u); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusCreated, &u)
+	})
+	app.Build()
+	return app
+}
+
+// Huma is huma v2 on net/http (humago) with DefaultConfig less its
 // schema-link hook (which adds a $schema member and a Link header to every
 // response: work the others do not do).
-func ValidatedHuma() http.Handler {
+func Huma() http.Handler {
 	mux := http.NewServeMux()
 	cfg := huma.DefaultConfig("bench", "1.0.0")
 	cfg.CreateHooks = nil
@@ -120,8 +137,8 @@ func ValidatedHuma() http.Handler {
 	return mux
 }
 
-// ValidatedGin binds with ShouldBindJSON and binding tags (validator v10).
-func ValidatedGin() http.Handler {
+// Gin binds with ShouldBindJSON and binding tags (validator v10).
+func Gin() http.Handler {
 	engine := ginEngine()
 	engine.POST("/users", func(c *gin.Context) {
 		var u PGUser
@@ -134,12 +151,20 @@ func ValidatedGin() http.Handler {
 	return engine
 }
 
+// ginEngine is gin.New() in release mode, as the router benchmarks' gin.
+func ginEngine() *gin.Engine {
+	gin.SetMode(gin.ReleaseMode)
+	engine := gin.New()
+	engine.HandleMethodNotAllowed = true
+	return engine
+}
+
 type echoValidator struct{ v *validator.Validate }
 
 func (e echoValidator) Validate(i any) error { return e.v.Struct(i) }
 
-// ValidatedEcho binds with c.Bind and validates with go-playground/validator.
-func ValidatedEcho() http.Handler {
+// Echo binds with c.Bind and validates with go-playground/validator.
+func Echo() http.Handler {
 	e := echo.New()
 	e.Validator = echoValidator{validator.New(validator.WithRequiredStructEnabled())}
 	e.POST("/users", func(c echo.Context) error {

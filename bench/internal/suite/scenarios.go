@@ -1,14 +1,17 @@
-// Package bench holds Plinth's benchmarks: one definition of each scenario
-// (this file) and one adapter per framework (fw_*.go) that turns that
-// definition into an http.Handler with identical handlers and, for the
-// middleware scenarios, each framework's own middleware (middleware.go). The
-// in-process suite is bench_test.go (run-inprocess.sh); cmd/bench-server
-// serves the same handlers over real HTTP for cmd/loadgen (run-http.sh).
+// Package suite is the benchmark suite's library: one definition of each
+// scenario (scenarios.go) and one adapter per framework (fw_*.go) that turns
+// that definition into an http.Handler with identical handlers and, for the
+// middleware scenarios, each framework's own middleware (middleware.go); the
+// reusable response writer the benchmarks time with and the checks of every
+// response (writer.go, check.go); and allocation counting (allocs.go). The
+// in-process benchmarks (bench/bench_test.go, run-inprocess.sh) and
+// TestAllocBudgets use it in process; cmd/bench-server and cmd/instr serve
+// the same handlers over real HTTP through package httpserve.
 //
 // Route paths in a scenario are written in httprouter syntax (":name" for a
 // segment parameter, "*name" for a catch-all), the syntax of the GitHub route
-// table; each adapter converts them to its own syntax.
-package bench
+// table; each adapter converts them to its own syntax (paths.go).
+package suite
 
 import (
 	"bufio"
@@ -267,76 +270,4 @@ func LoadGitHubRoutes(file string) ([]Route, error) {
 		return nil, fmt.Errorf("bench: %s holds no routes", file)
 	}
 	return routes, nil
-}
-
-// rewrite maps each segment of an httprouter path through fn; fn gets the
-// segment and, for parameters, its name and whether it is a catch-all.
-func rewrite(path string, fn func(seg, name string, param, catchAll bool) string) string {
-	segs := strings.Split(path, "/")
-	for i, s := range segs {
-		switch {
-		case strings.HasPrefix(s, ":"):
-			segs[i] = fn(s, s[1:], true, false)
-		case strings.HasPrefix(s, "*"):
-			segs[i] = fn(s, s[1:], true, true)
-		default:
-			segs[i] = fn(s, "", false, false)
-		}
-	}
-	return strings.Join(segs, "/")
-}
-
-// RequestPath is a concrete path for an httprouter path: every parameter
-// replaced by its own name (/users/:user -> /users/user).
-func RequestPath(path string) string {
-	return rewrite(path, func(seg, name string, param, _ bool) string {
-		if param {
-			return name
-		}
-		return seg
-	})
-}
-
-// MuxPath converts to Go 1.22 ServeMux syntax (Plinth and net/http):
-// :x -> {x}, *x -> {x...}, and a trailing slash -> /{$} because in
-// httprouter syntax "/users/" matches only itself.
-func MuxPath(path string) string {
-	p := rewrite(path, func(seg, name string, param, catchAll bool) string {
-		switch {
-		case catchAll:
-			return "{" + name + "...}"
-		case param:
-			return "{" + name + "}"
-		}
-		return seg
-	})
-	if strings.HasSuffix(p, "/") {
-		p += "{$}"
-	}
-	return p
-}
-
-// ChiPath converts to chi syntax: :x -> {x}, *x -> * (chi's catch-all has
-// no name; its value is chi.URLParam(r, "*")).
-func ChiPath(path string) string {
-	return rewrite(path, func(seg, name string, param, catchAll bool) string {
-		switch {
-		case catchAll:
-			return "*"
-		case param:
-			return "{" + name + "}"
-		}
-		return seg
-	})
-}
-
-// EchoPath converts to echo syntax: :x stays, *x -> * (echo's catch-all has
-// no name; its value is c.Param("*")).
-func EchoPath(path string) string {
-	return rewrite(path, func(seg, _ string, _, catchAll bool) string {
-		if catchAll {
-			return "*"
-		}
-		return seg
-	})
 }

@@ -1,9 +1,11 @@
-package bench
+package results
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/plinth-go/plinth/bench/internal/suite"
 )
 
 func TestSummarize(t *testing.T) {
@@ -21,8 +23,8 @@ func TestSummarize(t *testing.T) {
 	if len(rows) != 3 {
 		t.Fatalf("%d rows, want 3: %+v", len(rows), rows)
 	}
-	// Report order: scenarios as ScenarioNames, frameworks as HTTPFrameworks.
-	if rows[0].Framework != "plinth-new" || rows[1].Framework != "std-limits" || rows[2].Scenario != DefaultStack {
+	// Report order: scenarios as suite.ScenarioNames, frameworks as httpserve.Frameworks.
+	if rows[0].Framework != "plinth-new" || rows[1].Framework != "std-limits" || rows[2].Scenario != suite.DefaultStack {
 		t.Fatalf("order: %+v", rows)
 	}
 	pn, sl, ds := rows[0], rows[1], rows[2]

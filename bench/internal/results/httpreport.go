@@ -1,4 +1,7 @@
-package bench
+// Package results reads and summarizes the benchmark result files under
+// bench/results/ and renders their tables: the real-HTTP runs of run-http.sh
+// (httpreport.go, for cmd/httptable and cmd/report) and medians (median.go).
+package results
 
 import (
 	"bufio"
@@ -11,11 +14,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-)
 
-// HTTPFrameworks are the frameworks cmd/bench-server serves over real HTTP,
-// in report order.
-var HTTPFrameworks = []string{"plinth-new", "plinth", "std-limits", "std-defaults", "std", "httprouter", "chi", "gin", "echo", "fiber"}
+	"github.com/plinth-go/plinth/bench/internal/httpserve"
+	"github.com/plinth-go/plinth/bench/internal/suite"
+)
 
 // HTTPRun is one measured run of run-http.sh: one server process, one
 // framework and scenario, one load generator run (cmd/loadgen -json).
@@ -83,10 +85,10 @@ func (r *HTTPReport) MetaValue(key string) string {
 // middleware's for net/http, and default-stack is minimal.
 func BaselineScenario(sc string) string {
 	switch sc {
-	case MiddlewareFused:
-		return Middleware
-	case DefaultStack:
-		return Minimal
+	case suite.MiddlewareFused:
+		return suite.Middleware
+	case suite.DefaultStack:
+		return suite.Minimal
 	}
 	return sc
 }
@@ -197,9 +199,9 @@ func Summarize(runs []HTTPRun) []HTTPRow {
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
 		if a.Scenario != b.Scenario {
-			return orderOf(ScenarioNames, a.Scenario) < orderOf(ScenarioNames, b.Scenario)
+			return orderOf(suite.ScenarioNames, a.Scenario) < orderOf(suite.ScenarioNames, b.Scenario)
 		}
-		return orderOf(HTTPFrameworks, a.Framework) < orderOf(HTTPFrameworks, b.Framework)
+		return orderOf(httpserve.Frameworks, a.Framework) < orderOf(httpserve.Frameworks, b.Framework)
 	})
 	return rows
 }
@@ -216,19 +218,6 @@ func deref(p *float64) float64 {
 		return 0
 	}
 	return *p
-}
-
-// Median returns the median of v (0 for none), leaving v as it was.
-func Median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // ReadHTTPReport reads a JSON report written by cmd/httptable.
