@@ -10,6 +10,8 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"github.com/plinth-go/plinth/internal/httpsyntax"
 )
 
 // HandlerFunc is Plinth's native handler. A returned error becomes the
@@ -257,33 +259,8 @@ func (c *Ctx) RequestID() string { return c.requestID }
 // "". It reads the raw query without building a map and allocates only to
 // unescape. Pairs that url.ParseQuery would reject are skipped.
 func (c *Ctx) Query(name string) string {
-	q := c.req.URL.RawQuery
-	for q != "" {
-		var kv string
-		kv, q, _ = strings.Cut(q, "&")
-		if kv == "" || strings.IndexByte(kv, ';') >= 0 {
-			continue
-		}
-		k, v, _ := strings.Cut(kv, "=")
-		if strings.ContainsAny(k, "%+") {
-			var err error
-			if k, err = url.QueryUnescape(k); err != nil {
-				continue
-			}
-		}
-		if k != name {
-			continue
-		}
-		if strings.ContainsAny(v, "%+") {
-			u, err := url.QueryUnescape(v)
-			if err != nil {
-				continue
-			}
-			return u
-		}
-		return v
-	}
-	return ""
+	v, _ := httpsyntax.LookupQuery(c.req.URL.RawQuery, name)
+	return v
 }
 
 // QueryValues returns the parsed query (allocates; prefer Query for single

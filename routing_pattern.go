@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+
+	"github.com/plinth-go/plinth/internal/httpsyntax"
 )
 
 // pattern is a parsed route pattern in Go 1.22 ServeMux syntax: an optional
@@ -55,7 +57,7 @@ func parsePattern(s string) (*pattern, error) {
 	method, rest := "", s
 	if i := strings.IndexAny(s, " \t"); i >= 0 {
 		method, rest = s[:i], strings.TrimLeft(s[i+1:], " \t")
-		if !isToken(method) {
+		if !httpsyntax.IsToken(method) {
 			return nil, fmt.Errorf("invalid method %q", method)
 		}
 	}
@@ -124,20 +126,6 @@ func isIdent(s string) bool {
 	}
 	for i, r := range s {
 		if !unicode.IsLetter(r) && r != '_' && (i == 0 || !unicode.IsDigit(r)) {
-			return false
-		}
-	}
-	return true
-}
-
-// isToken reports whether s is an RFC 9110 token, the syntax of a method.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
 			return false
 		}
 	}

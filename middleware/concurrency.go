@@ -68,15 +68,9 @@ type ConcurrencyLimiter struct {
 // Shed methods feed metrics.
 //
 // Cost: with a free slot, one channel send and receive and a deferred call,
-// 0 allocations (TestConcurrencyLimitAllocs). Measured by
-// BenchmarkLimits/concurrency in bench/mw_limits_test.go (plinth.Bare()
-// serving GET / with a text response;
-// `cd bench && go test -run '^$' -bench Limits -benchmem -benchtime 200ms
-// -count 10`, four times, on a noisy shared 2-core VM): 169 ns/op fastest
-// and 306 median of the 40 runs, against 151 and 248 for
-// BenchmarkLimits/baseline without it; 0 allocs/op. Waiting allocates a
-// timer; a refusal allocates its problem (BenchmarkLimits/concurrency-shed:
-// 565 ns/op fastest, 1 alloc/op).
+// 0 allocations (TestConcurrencyLimitAllocs). Waiting allocates a timer; a
+// refusal allocates its problem. Measured figures, with the command that
+// produces them: docs/middleware.md, "Concurrency limit".
 func ConcurrencyLimit(cfg ConcurrencyLimitConfig) *ConcurrencyLimiter {
 	if cfg.Max < 1 {
 		panic("middleware: ConcurrencyLimit needs Max >= 1, got " + strconv.Itoa(cfg.Max))

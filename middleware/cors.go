@@ -124,15 +124,13 @@ const DefaultCORSMaxAge = 5 * time.Minute
 //   - Vary values are merged with the ones already set into one header
 //     line, never duplicated.
 //
-// Header values are rendered once, here. A request from an allowed exact
-// origin, or with "*", allocates nothing; one matched by a wildcard pattern
-// or AllowOriginFunc allocates the echoed header value (one allocation).
-// Cost on a minimal Bare() GET route (BenchmarkCORS in bench/mw_web_test.go,
-// `go test -run '^$' -bench 'WebBaseline|CORS' -benchmem -benchtime 200ms
-// -count 5` in bench/, medians on a noisy 2-core shared VM, route alone 125
-// ns): a simple request from an exact origin 277 ns, 0 allocs; from a
-// wildcard-matched origin 375 ns, 1 alloc; an allowed preflight 502 ns, 0
-// allocs. See docs/middleware.md.
+// Header values are rendered once, here. A request without Origin, from an
+// allowed exact origin, from a disallowed one or with "*", and an allowed
+// preflight, allocate nothing (TestCORSAllocations); a request from an
+// origin matched by a wildcard pattern or AllowOriginFunc allocates the
+// echoed header value (one allocation). Measured figures, with the command
+// that produces them: docs/middleware.md, "Measured cost of CORS, Real IP
+// and Access log".
 func CORS(cfg CORSConfig) plinth.Middleware {
 	mw, err := NewCORS(cfg)
 	if err != nil {
@@ -195,7 +193,12 @@ var standardMethods = []string{
 	http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace,
 }
 
+// newCORSPolicy checks cfg and renders it, one step per field group; the
+// first error found is returned.
 func newCORSPolicy(cfg CORSConfig) (*corsPolicy, error) {
+	if len(cfg.AllowedOrigins) == 0 && cfg.AllowOriginFunc == nil {
+		return nil, corsErrorf("no origin is allowed: set AllowedOrigins or AllowOriginFunc")
+	}
 	p := &corsPolicy{
 		exact:          map[string][]string{},
 		originFn:       cfg.AllowOriginFunc,
@@ -205,13 +208,34 @@ func newCORSPolicy(cfg CORSConfig) (*corsPolicy, error) {
 		varyPreflight:  httpsyntax.NewVaryNames("Origin", "Access-Control-Request-Method", "Access-Control-Request-Headers"),
 		varyRequest:    httpsyntax.NewVaryNames("Access-Control-Request-Method", "Access-Control-Request-Headers"),
 	}
-	fail := func(format string, args ...any) (*corsPolicy, error) {
-		return nil, fmt.Errorf("plinth/middleware: CORS: "+format, args...)
+	if err := p.addOrigins(cfg.AllowedOrigins); err != nil {
+		return nil, err
 	}
-	if len(cfg.AllowedOrigins) == 0 && cfg.AllowOriginFunc == nil {
-		return fail("no origin is allowed: set AllowedOrigins or AllowOriginFunc")
+	if err := p.addMethods(cfg.AllowedMethods); err != nil {
+		return nil, err
 	}
-	for _, o := range cfg.AllowedOrigins {
+	if err := p.addHeaders(cfg.AllowedHeaders); err != nil {
+		return nil, err
+	}
+	exposed, err := renderExposedHeaders(cfg.ExposedHeaders, cfg.AllowCredentials)
+	if err != nil {
+		return nil, err
+	}
+	p.exposeHeaders = exposed
+	p.maxAge = renderMaxAge(cfg.MaxAge)
+	return p, nil
+}
+
+// corsErrorf returns a configuration error of CORS.
+func corsErrorf(format string, args ...any) error {
+	return fmt.Errorf("plinth/middleware: CORS: "+format, args...)
+}
+
+// addOrigins sorts the AllowedOrigins entries into "*", wildcard patterns
+// and exact origins (lower-cased, default port dropped, each with its
+// rendered Access-Control-Allow-Origin value). p.credentials must be set.
+func (p *corsPolicy) addOrigins(origins []string) error {
+	for _, o := range origins {
 		o = strings.TrimSpace(o)
 		switch {
 		case o == "*":
@@ -219,23 +243,28 @@ func newCORSPolicy(cfg CORSConfig) (*corsPolicy, error) {
 		case strings.Contains(o, "*"):
 			pat, err := parseOriginPattern(o)
 			if err != nil {
-				return fail("AllowedOrigins: %v", err)
+				return corsErrorf("AllowedOrigins: %v", err)
 			}
 			p.wildcards = append(p.wildcards, pat)
 		default:
 			if err := checkOrigin(o); err != nil {
-				return fail("AllowedOrigins: %v", err)
+				return corsErrorf("AllowedOrigins: %v", err)
 			}
 			lo := stripDefaultPort(strings.ToLower(o))
 			p.exact[lo] = []string{lo}
 		}
 	}
-	if p.anyOrigin && cfg.AllowCredentials {
-		return fail("AllowedOrigins \"*\" with AllowCredentials: browsers refuse credentialed responses " +
+	if p.anyOrigin && p.credentials {
+		return corsErrorf("AllowedOrigins \"*\" with AllowCredentials: browsers refuse credentialed responses " +
 			"to \"*\"; list the origins (or use AllowOriginFunc)")
 	}
+	return nil
+}
 
-	methods := cfg.AllowedMethods
+// addMethods checks the AllowedMethods entries (default GET, HEAD, POST),
+// upper-cases the standard ones and renders Access-Control-Allow-Methods.
+// p.credentials must be set.
+func (p *corsPolicy) addMethods(methods []string) error {
 	if len(methods) == 0 {
 		methods = defaultCORSMethods
 	}
@@ -246,7 +275,7 @@ func newCORSPolicy(cfg CORSConfig) (*corsPolicy, error) {
 			continue
 		}
 		if !httpsyntax.IsToken(m) {
-			return fail("AllowedMethods: %q is not a method name", m)
+			return corsErrorf("AllowedMethods: %q is not a method name", m)
 		}
 		for _, s := range standardMethods {
 			if strings.EqualFold(m, s) {
@@ -255,17 +284,22 @@ func newCORSPolicy(cfg CORSConfig) (*corsPolicy, error) {
 		}
 		p.methods = append(p.methods, m)
 	}
-	if p.anyMethod {
-		if cfg.AllowCredentials {
-			return fail("AllowedMethods \"*\" with AllowCredentials: browsers read \"*\" literally " +
-				"in credentialed requests; list the methods")
-		}
-		p.allowMethods = hvStar
-	} else {
+	if !p.anyMethod {
 		p.allowMethods = []string{strings.Join(p.methods, ", ")}
+		return nil
 	}
+	if p.credentials {
+		return corsErrorf("AllowedMethods \"*\" with AllowCredentials: browsers read \"*\" literally " +
+			"in credentialed requests; list the methods")
+	}
+	p.allowMethods = hvStar
+	return nil
+}
 
-	headers := cfg.AllowedHeaders
+// addHeaders checks the AllowedHeaders entries (default: the safelisted
+// request headers), canonicalises them and renders
+// Access-Control-Allow-Headers. p.credentials must be set.
+func (p *corsPolicy) addHeaders(headers []string) error {
 	if len(headers) == 0 {
 		headers = defaultCORSHeaders
 	}
@@ -276,49 +310,60 @@ func newCORSPolicy(cfg CORSConfig) (*corsPolicy, error) {
 			continue
 		}
 		if !httpsyntax.IsToken(h) {
-			return fail("AllowedHeaders: %q is not a header name", h)
+			return corsErrorf("AllowedHeaders: %q is not a header name", h)
 		}
 		p.headers = append(p.headers, http.CanonicalHeaderKey(h))
 	}
-	if p.anyHeader {
-		if cfg.AllowCredentials {
-			return fail("AllowedHeaders \"*\" with AllowCredentials: browsers read \"*\" literally " +
-				"in credentialed requests; list the headers")
-		}
-		// "*" does not cover Authorization in browsers: one listed beside
-		// it is rendered beside it.
-		p.allowHeaders = []string{strings.Join(append([]string{"*"}, p.headers...), ", ")}
-	} else {
+	if !p.anyHeader {
 		p.allowHeaders = []string{strings.Join(p.headers, ", ")}
+		return nil
 	}
+	if p.credentials {
+		return corsErrorf("AllowedHeaders \"*\" with AllowCredentials: browsers read \"*\" literally " +
+			"in credentialed requests; list the headers")
+	}
+	// "*" does not cover Authorization in browsers: one listed beside it
+	// is rendered beside it.
+	p.allowHeaders = []string{strings.Join(append([]string{"*"}, p.headers...), ", ")}
+	return nil
+}
 
+// renderExposedHeaders checks the ExposedHeaders entries and renders
+// Access-Control-Expose-Headers: nil for none, "*" when listed (and
+// credentials are off).
+func renderExposedHeaders(headers []string, credentials bool) ([]string, error) {
 	var exposed []string
-	for _, h := range cfg.ExposedHeaders {
+	for _, h := range headers {
 		h = strings.TrimSpace(h)
 		if h == "*" {
-			if cfg.AllowCredentials {
-				return fail("ExposedHeaders \"*\" with AllowCredentials: browsers read \"*\" literally " +
+			if credentials {
+				return nil, corsErrorf("ExposedHeaders \"*\" with AllowCredentials: browsers read \"*\" literally " +
 					"in credentialed requests; list the headers")
 			}
 			exposed = []string{"*"}
 			break
 		}
 		if !httpsyntax.IsToken(h) {
-			return fail("ExposedHeaders: %q is not a header name", h)
+			return nil, corsErrorf("ExposedHeaders: %q is not a header name", h)
 		}
 		exposed = append(exposed, http.CanonicalHeaderKey(h))
 	}
-	if len(exposed) > 0 {
-		p.exposeHeaders = []string{strings.Join(exposed, ", ")}
+	if len(exposed) == 0 {
+		return nil, nil
 	}
+	return []string{strings.Join(exposed, ", ")}, nil
+}
 
+// renderMaxAge renders Access-Control-Max-Age in whole seconds:
+// DefaultCORSMaxAge for 0, nil (no header) for a negative MaxAge.
+func renderMaxAge(maxAge time.Duration) []string {
 	switch {
-	case cfg.MaxAge == 0:
-		p.maxAge = []string{strconv.Itoa(int(DefaultCORSMaxAge / time.Second))}
-	case cfg.MaxAge > 0:
-		p.maxAge = []string{strconv.FormatInt(int64(cfg.MaxAge/time.Second), 10)}
+	case maxAge == 0:
+		return []string{strconv.Itoa(int(DefaultCORSMaxAge / time.Second))}
+	case maxAge > 0:
+		return []string{strconv.FormatInt(int64(maxAge/time.Second), 10)}
 	}
-	return p, nil
+	return nil
 }
 
 // checkOrigin accepts a serialised origin: scheme "://" host [":" port],

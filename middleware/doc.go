@@ -4,7 +4,9 @@
 // Install one on the whole App or a group with UseNative (it then also runs
 // on the scope's fallbacks: 404, 405, automatic OPTIONS, redirects), or on
 // single routes with WithNative. Each doc comment gives the middleware's
-// defaults and its cost per request, measured by a benchmark in bench/.
+// defaults and its cost per request in kind (what it does, what it
+// allocates); the measured figures, each with the command that produces it,
+// are in docs/middleware.md.
 //
 // Catalogue:
 //

@@ -141,14 +141,9 @@ func (m *Maintenance) Enabled() bool { return m.state.Load() != nil }
 // the switch flips finish normally.
 //
 // Cost while disabled: one atomic load, 0 allocations
-// (TestMaintenanceAllocs). Measured by BenchmarkLimits/maintenance-off in
-// bench/mw_limits_test.go (plinth.Bare() serving GET / with a text
-// response; `cd bench && go test -run '^$' -bench Limits -benchmem
-// -benchtime 200ms -count 10`, four times, on a noisy shared 2-core VM):
-// 123 ns/op fastest and 188 median of the 40 runs, against 151 and 248 for
-// BenchmarkLimits/baseline: within the noise; 0 allocs/op. While enabled a
-// refusal allocates its problem (BenchmarkLimits/maintenance-on: 570 ns/op
-// fastest, 1 alloc/op).
+// (TestMaintenanceAllocs). While enabled a refusal allocates its problem.
+// Measured figures, with the command that produces them:
+// docs/middleware.md, "Maintenance mode".
 func (m *Maintenance) Middleware() plinth.Middleware {
 	return func(next plinth.HandlerFunc) plinth.HandlerFunc {
 		return func(c *plinth.Ctx) error {

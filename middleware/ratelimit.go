@@ -113,14 +113,9 @@ var storeDownRetryAfter = []string{"1"}
 // Cost, with the default key and MemoryStore, for a key seen before: one
 // clock read, one shard lock and map update, and the headers from
 // pre-rendered values: 0 allocations (TestRateLimitAllocs; a key's first
-// request allocates its entry). Measured by BenchmarkLimits/ratelimit in
-// bench/mw_limits_test.go (plinth.Bare() serving GET / with a text
-// response; `cd bench && go test -run '^$' -bench Limits -benchmem
-// -benchtime 200ms -count 10`, four times, on a noisy shared 2-core VM):
-// 435 ns/op fastest and 608 median of the 40 runs, against 151 and 248 for
-// BenchmarkLimits/baseline; 0 allocs/op (342 ns/op fastest with
-// OmitHeaders). A refusal allocates its problem only
-// (BenchmarkLimits/ratelimit-refused: 1021 ns/op fastest, 1 alloc/op).
+// request allocates its entry). A refusal allocates its problem only.
+// Measured figures, with the command that produces them:
+// docs/middleware.md, "Rate limit".
 func RateLimit(cfg RateLimitConfig) *RateLimiter {
 	lim, err := cfg.Limit.normalize()
 	if err != nil {

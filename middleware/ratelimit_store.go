@@ -128,11 +128,12 @@ func gcra(tat, now int64, lim Limit) (int64, Result) {
 }
 
 // DefaultMaxKeys is MemoryStore's default bound on the number of keys. An
-// entry costs about 100 bytes for a client-address key (10.2 MB of heap for
-// 100 000 of them: BenchmarkRateLimitFootprint, bench/run-catalogue.sh), plus the key's bytes for a string key, so the
-// default stays near 10 MB at most, and 100 000 clients active within one refill
-// window is more than a single instance usually sees; past it, eviction keeps
-// memory flat at the price of forgetting the most nearly refilled buckets.
+// entry costs about 100 bytes for a client-address key, plus the key's
+// bytes for a string key, so the default holds a store near 10 MB at most
+// (the measured figure, with its command: docs/middleware.md, "Rate
+// limit"), and 100 000 clients active within one refill window is more
+// than a single instance usually sees; past it, eviction keeps memory flat
+// at the price of forgetting the most nearly refilled buckets.
 const DefaultMaxKeys = 100_000
 
 // memShards is the number of independently locked shards of a MemoryStore.

@@ -813,17 +813,21 @@ func TestStaticAllocations(t *testing.T) {
 	cors.UseNative(CORS(CORSConfig{AllowedOrigins: []string{"https://app.example"}}))
 	cors.Get("/{path...}", Static(embeddedStatic(t)).Serve)
 	for _, tt := range []struct {
-		name, path, inm string
-		budget          float64
+		name, path, inm, ae string
+		budget              float64
 	}{
-		{"native 200", "/native/style.css", "", 10},
-		{"native 304", "/native/style.css", etagTagOf(readTestdata(t, "style.css")), 6},
-		{"native 200, Vary merged", "/cors/style.css", "", 10},
+		{"native 200", "/native/style.css", "", "", 10},
+		{"native 304", "/native/style.css", etagTagOf(readTestdata(t, "style.css")), "", 6},
+		{"native 200, Vary merged", "/cors/style.css", "", "", 10},
+		{"native 200, precompressed", "/native/style.css", "", "gzip;q=0.8, deflate, br;q=0.9, zstd", 12},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			req := httptest.NewRequest("GET", tt.path, nil)
 			if tt.inm != "" {
 				req.Header.Set("If-None-Match", tt.inm)
+			}
+			if tt.ae != "" {
+				req.Header.Set("Accept-Encoding", tt.ae)
 			}
 			w := &etagDiscardWriter{h: http.Header{}}
 			app.ServeHTTP(w, req)

@@ -54,7 +54,7 @@ func NewVaryNames(names ...string) *VaryNames {
 	}
 	v := &VaryNames{}
 	for _, n := range names {
-		n = strings.Trim(n, " \t")
+		n = TrimOWS(n)
 		if !IsToken(n) {
 			panic("httpsyntax: NewVaryNames: " + strconv.Quote(n) + " is not a field name")
 		}
@@ -165,13 +165,13 @@ func AddVary(h http.Header, names ...string) {
 // with varyStar when the answer is "*", not done when a merge is needed.
 func quickMerge(line string, names []string) (res []string, done bool) {
 	if ListHas(line, "*") {
-		if strings.Trim(line, " \t") == "*" {
+		if TrimOWS(line) == "*" {
 			return nil, true
 		}
 		return varyStar, true
 	}
 	for _, n := range names {
-		n = strings.Trim(n, " \t")
+		n = TrimOWS(n)
 		switch {
 		case n == "":
 		case n == "*":
@@ -219,7 +219,7 @@ func merge(cur, names []string) []string {
 // addMember appends the list member m to b unless it is empty or b holds
 // it already; it reports false for "*", which ends the merge.
 func addMember(b *strings.Builder, m string) bool {
-	m = strings.Trim(m, " \t")
+	m = TrimOWS(m)
 	switch {
 	case m == "":
 	case m == "*":
@@ -240,27 +240,11 @@ func ListHas(list, name string) bool {
 	for list != "" {
 		var m string
 		m, list, _ = strings.Cut(list, ",")
-		if strings.EqualFold(strings.Trim(m, " \t"), name) {
+		if strings.EqualFold(TrimOWS(m), name) {
 			return true
 		}
 	}
 	return false
-}
-
-// IsToken reports whether s is an RFC 9110 token (a field name, a method,
-// a coding name): one or more of the letters, digits and !#$%&'*+-.^_`|~.
-func IsToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-			strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }
 
 func slicesContainFold(list []string, s string) bool {

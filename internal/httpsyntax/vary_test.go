@@ -229,6 +229,9 @@ func TestListHas(t *testing.T) {
 		{" a ,\tb", "b", true},
 		{"a, b", "a, b", false},
 		{"no-transformer", "no-transform", false},
+		{"public, no-transform", "no-transform", true},
+		{"NO-TRANSFORM", "no-transform", true},
+		{"no-transform=x", "no-transform", false},
 		{"", "x", false},
 		{"x,,", "", true},
 	} {

@@ -13,8 +13,9 @@ import (
 // Defaults. The levels favour speed: a response is compressed on every
 // request, so the CPU spent per byte matters more than the last few percent
 // of size, which static assets (compressed once, ahead of time) can chase.
-// The reasons below come from encoding 4 to 64 KiB JSON and HTML bodies with
-// each library on a noisy 2-core VM (see the package doc).
+// The reasons below come from encoding JSON and HTML bodies of 4 to 64 KiB
+// with each library at each level; the measured sizes and times, with the
+// command that produces them, are in docs/middleware.md, "Compression".
 const (
 	// DefaultMinSize is the default minimum body size to compress, 1 KiB:
 	// below it the saving is a few hundred bytes at most, the response
@@ -22,33 +23,30 @@ const (
 	// encoder's set-up cost are not worth it.
 	DefaultMinSize = 1024
 
-	// DefaultBrotliLevel is brotli quality 4. On the 4 KiB and 64 KiB JSON
-	// and 16 KiB HTML bodies of BenchmarkCompressLevels (bench/run-catalogue.sh)
-	// quality 1 came out larger than gzip level 5 on two of the three, quality
-	// 3 smaller on all three, and quality 4 up to 5% smaller than 3 (not on
-	// the 4 KiB JSON) for 10-100% more time; it costs 3 to 5 times gzip 5's time, so servers
-	// short of CPU should prefer zstd (WithEncodings).
+	// DefaultBrotliLevel is brotli quality 4: smaller than gzip level 5 on
+	// every test body (quality 1 is not), and a little smaller than quality
+	// 3 for more time (lower it to 3 when CPU counts more than bytes). It
+	// costs several times gzip 5's time, so servers short of CPU
+	// should prefer zstd (WithEncodings).
 	DefaultBrotliLevel = 4
 
 	// DefaultZstdLevel is zstd level 1 (klauspost/compress's "fastest"):
-	// no larger than its "default" level (3) on any of the same bodies, and
-	// quicker than gzip level 5 on all three (BenchmarkCompressLevels).
+	// no larger than its "default" level (3) on any test body, and quicker
+	// than gzip level 5 on all of them.
 	DefaultZstdLevel = 1
 
 	// DefaultGzipLevel is gzip level 5, klauspost/compress's default:
-	// bodies 7-16% smaller than level 1 for about twice its time; level 9
-	// took 4 to 10 times level 5's time for bodies 4-6% smaller
-	// (BenchmarkCompressLevels).
+	// bodies clearly smaller than level 1's for about twice its time, where
+	// level 9 takes several times as long for bodies a few percent smaller.
 	DefaultGzipLevel = 5
 )
 
 // DefaultEncodings returns the default codings in the server's order of
 // preference, used when the client accepts several with equal q-values:
-// zstd first (at level 1 it was quicker than gzip 5 on every body of
-// BenchmarkCompressLevels, with bodies 28-35% smaller), then br (every
-// current browser decodes it; quality 4 gave bodies 16-32% smaller than
-// gzip 5's for 3 to 5 times its time), then gzip (every client). Put Brotli first with WithEncodings to trade CPU for bytes. A new
-// slice each call.
+// zstd first (at level 1 quicker than gzip 5, with smaller bodies), then br
+// (every current browser decodes it; at quality 4 smaller bodies than gzip
+// 5's for several times its time), then gzip (every client). Put Brotli
+// first with WithEncodings to trade CPU for bytes. A new slice each call.
 func DefaultEncodings() []string { return []string{Zstd, Brotli, Gzip} }
 
 // DefaultContentTypes returns the default allowlist of media types to
@@ -84,7 +82,7 @@ func DefaultContentTypes() []string {
 type Option func(*config)
 
 // WithEncodings sets the codings offered and the server's order of
-// preference among codings the client accepts equally (default br, zstd,
+// preference among codings the client accepts equally (default zstd, br,
 // gzip: DefaultEncodings). Known names are Brotli, Zstd and Gzip; an unknown
 // or repeated name, or none, makes New panic.
 func WithEncodings(names ...string) Option {
@@ -186,27 +184,12 @@ const copyBufSize = 32 << 10
 // Bad options (an unknown coding, a level out of range, a negative minimum
 // size, a malformed content type) panic here, at startup.
 //
-// Cost: BenchmarkCompress in bench/mw_compress_test.go serves a 4 KiB JSON
-// document through plinth.Bare with this middleware (defaults), run as
-//
-//	cd bench && go test -run '^$' -bench 'Compress' -benchmem -benchtime 200ms -count 5
-//
-// Medians of the 5 runs on a noisy 2-core shared VM on which other
-// engineers' builds and benchmarks ran at the same time (load average 15:
-// differences under 2x are noise):
-//
-//	Accept-Encoding               ns/op   B/op  allocs/op  body bytes
-//	(no middleware: baseline)       367      0          0        4096
-//	none (pass-through)             627      0          0        4096
-//	gzip (level 5)               62 600      0          0         469
-//	br (quality 4)              243 000      1          0         392
-//	zstd (level 1)               43 200     68          0         338
-//
-// B/op above 0 is an average over the run: when a GC empties the encoder
-// pools, the next response rebuilds an encoder. TestAllocationBudgets
-// holds the middleware to 0 allocations per request for no
-// Accept-Encoding, a body under the minimum size, and gzip, br and zstd
-// responses.
+// Cost: nearly all of a compressed response's time is the encoder's. The
+// middleware allocates nothing per request once its pools are warm
+// (TestAllocationBudgets: 0 for no Accept-Encoding, a body under the
+// minimum size, and gzip, br and zstd responses); after a GC has emptied
+// an encoder pool, the next response builds an encoder. Measured figures,
+// with the command that produces them: docs/middleware.md, "Compression".
 func New(opts ...Option) plinth.Middleware {
 	m, err := build(opts)
 	if err != nil {
@@ -215,6 +198,8 @@ func New(opts ...Option) plinth.Middleware {
 	return m.wrap
 }
 
+// build checks the options and builds the middleware; the first error
+// found is returned.
 func build(opts []Option) (*middleware, error) {
 	c := config{names: DefaultEncodings(), minSize: DefaultMinSize}
 	for _, o := range opts {
@@ -233,42 +218,61 @@ func build(opts []Option) (*middleware, error) {
 		return nil, fmt.Errorf("compress: WithMinSize(%d): the minimum size cannot be negative", c.minSize)
 	}
 	m := &middleware{minSize: c.minSize, vary: httpsyntax.NewVaryNames("Accept-Encoding")}
-	for coding, level := range c.levels {
-		if err := checkLevel(coding, level); err != nil {
-			return nil, fmt.Errorf("compress: WithLevel: %w", err)
-		}
-	}
-	for i, name := range c.names {
-		for _, prev := range c.names[:i] {
-			if prev == name {
-				return nil, fmt.Errorf("compress: WithEncodings: %q given twice", name)
-			}
-		}
-		level, ok := c.levels[name]
-		if !ok {
-			level = defaultLevel(name)
-		}
-		cd, err := newCoder(name, level)
-		if err != nil {
-			return nil, err
-		}
-		m.coders = append(m.coders, cd)
-		m.names = append(m.names, name)
+	var err error
+	if m.coders, m.names, err = newCoders(c.names, c.levels); err != nil {
+		return nil, err
 	}
 	types := c.types
 	if !c.typesSet {
 		types = DefaultContentTypes()
 	}
+	if m.types, err = parseMediaPatterns(types); err != nil {
+		return nil, err
+	}
+	m.writers.New = func() any { return &writer{m: m} }
+	m.copyBufs.New = func() any { b := make([]byte, copyBufSize); return &b }
+	return m, nil
+}
+
+// newCoders checks the levels set with WithLevel and builds a coder for
+// each of names (the WithEncodings order), at its level or the default.
+func newCoders(names []string, levels map[string]int) ([]*coder, []string, error) {
+	for coding, level := range levels {
+		if err := checkLevel(coding, level); err != nil {
+			return nil, nil, fmt.Errorf("compress: WithLevel: %w", err)
+		}
+	}
+	var coders []*coder
+	for i, name := range names {
+		for _, prev := range names[:i] {
+			if prev == name {
+				return nil, nil, fmt.Errorf("compress: WithEncodings: %q given twice", name)
+			}
+		}
+		level, ok := levels[name]
+		if !ok {
+			level = defaultLevel(name)
+		}
+		cd, err := newCoder(name, level)
+		if err != nil {
+			return nil, nil, err
+		}
+		coders = append(coders, cd)
+	}
+	return coders, append([]string(nil), names...), nil
+}
+
+// parseMediaPatterns parses the allowlist entries.
+func parseMediaPatterns(types []string) ([]mediaPattern, error) {
+	var out []mediaPattern
 	for _, t := range types {
 		p, err := parseMediaPattern(t)
 		if err != nil {
 			return nil, err
 		}
-		m.types = append(m.types, p)
+		out = append(out, p)
 	}
-	m.writers.New = func() any { return &writer{m: m} }
-	m.copyBufs.New = func() any { b := make([]byte, copyBufSize); return &b }
-	return m, nil
+	return out, nil
 }
 
 func defaultLevel(name string) int {
@@ -328,15 +332,15 @@ type mediaPattern struct {
 
 func parseMediaPattern(s string) (mediaPattern, error) {
 	typ, sub, ok := strings.Cut(strings.TrimSpace(s), "/")
-	if !ok || typ == "" || sub == "" || !isToken(typ) || typ == "*" {
+	if !ok || typ == "" || sub == "" || !httpsyntax.IsToken(typ) || typ == "*" {
 		return mediaPattern{}, fmt.Errorf("compress: content type %q: want type/subtype, type/* or type/*+suffix", s)
 	}
 	switch {
 	case sub == "*":
 		return mediaPattern{typ: typ}, nil
-	case strings.HasPrefix(sub, "*+") && len(sub) > 2 && isToken(sub[2:]):
+	case strings.HasPrefix(sub, "*+") && len(sub) > 2 && httpsyntax.IsToken(sub[2:]):
 		return mediaPattern{typ: typ, suffix: sub[1:]}, nil
-	case isToken(sub) && !strings.Contains(sub, "*"):
+	case httpsyntax.IsToken(sub) && !strings.Contains(sub, "*"):
 		return mediaPattern{typ: typ, sub: sub}, nil
 	}
 	return mediaPattern{}, fmt.Errorf("compress: content type %q: want type/subtype, type/* or type/*+suffix", s)
@@ -348,8 +352,8 @@ func (m *middleware) allowed(ct string) bool {
 	if i := strings.IndexByte(ct, ';'); i >= 0 {
 		ct = ct[:i]
 	}
-	typ, sub, ok := strings.Cut(trimOWS(ct), "/")
-	typ, sub = trimOWS(typ), trimOWS(sub)
+	typ, sub, ok := strings.Cut(httpsyntax.TrimOWS(ct), "/")
+	typ, sub = httpsyntax.TrimOWS(typ), httpsyntax.TrimOWS(sub)
 	if !ok || typ == "" || sub == "" {
 		return false
 	}

@@ -36,21 +36,17 @@
 //
 // # Cost
 //
-// New's doc comment has the measured figures (BenchmarkCompress in
-// bench/mw_compress_test.go, a 4 KiB JSON response). The middleware itself
-// allocates nothing per request once its pools are warm. Merging
-// Accept-Encoding into a Vary set by an outer layer allocates nothing either
-// once the merge is remembered (the first few distinct values seen are);
-// another merge costs two allocations (the line and its slice), and a
-// weakened ETag or a sniffed Content-Type one each.
+// The middleware itself allocates nothing per request once its pools are
+// warm. Merging Accept-Encoding into a Vary set by an outer layer
+// allocates nothing either once the merge is remembered (the first few
+// distinct values seen are); another merge costs two allocations (the line
+// and its slice), and a weakened ETag or a sniffed Content-Type one each.
 //
-// Almost all of a compressed response's time is the encoder. On the same
-// machine (BenchmarkCompressLevels, bench/run-catalogue.sh: 4 KiB and 64 KiB
-// of JSON, 16 KiB of HTML), brotli quality 4 took 3 to 5 times what gzip
-// level 5 did for bodies 16-32% smaller, and zstd level 1 took less than
-// gzip level 5, with bodies 28-35% smaller: smaller than brotli 4's on the
-// 4 KiB JSON and the HTML (338 bytes against 392, 1,258 against 1,335), a
-// little larger on the 64 KiB JSON (5,128 against 4,944).
+// Almost all of a compressed response's time is the encoder's: brotli
+// quality 4 takes several times what gzip level 5 does for smaller bodies,
+// and zstd level 1 less time than gzip level 5 for bodies about as small as
+// brotli 4's. The measured times and sizes, with the commands that
+// produce them, are in docs/middleware.md, "Compression".
 // Servers short of CPU can put zstd first or leave brotli out:
 //
 //	compress.New(compress.WithEncodings(compress.Zstd, compress.Gzip))

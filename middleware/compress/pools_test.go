@@ -175,10 +175,3 @@ func TestAddVary(t *testing.T) {
 		t.Fatalf("shared Vary value changed: %q", h["Vary"])
 	}
 }
-
-func TestHasToken(t *testing.T) {
-	if !hasToken("public, no-transform", "no-transform") || !hasToken("NO-TRANSFORM", "no-transform") ||
-		hasToken("no-transformer", "no-transform") || hasToken("", "x") || !hasToken(" a ,\tb", "b") {
-		t.Error("hasToken")
-	}
-}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/plinth-go/plinth/internal/httpsyntax"
 )
 
 // The states of a writer.
@@ -161,7 +163,7 @@ func compressible(status int, h http.Header) bool {
 		return false
 	}
 	for _, v := range h["Cache-Control"] {
-		if hasToken(v, "no-transform") {
+		if httpsyntax.ListHas(v, "no-transform") {
 			return false
 		}
 	}
@@ -367,21 +369,4 @@ func (w *writer) finish() error {
 	}
 	w.state = stateDone
 	return err
-}
-
-// hasToken reports whether the comma-separated list v holds token,
-// case-insensitively (directive arguments after '=' are not matched).
-func hasToken(v, token string) bool {
-	for v != "" {
-		var elem string
-		if i := strings.IndexByte(v, ','); i >= 0 {
-			elem, v = v[:i], v[i+1:]
-		} else {
-			elem, v = v, ""
-		}
-		if strings.EqualFold(trimOWS(elem), token) {
-			return true
-		}
-	}
-	return false
 }

@@ -239,7 +239,9 @@ func TestRandomHandlers(t *testing.T) {
 					w.Write(chunk)
 					written.Write(chunk)
 				case 1:
-					io.WriteString(w, string(chunk))
+					// Called directly: io.WriteString would fall back to
+					// Write if the writer lost its WriteString.
+					w.(io.StringWriter).WriteString(string(chunk))
 					written.Write(chunk)
 				case 2:
 					io.Copy(w, bytes.NewReader(chunk))
