@@ -31,13 +31,20 @@ func (e *BodyError) Unwrap() error { return e.Err }
 // error. limit 0 means the App's default, < 0 none.
 //
 // Cost, for requests with a body only: the request copy and the reader (two
-// allocations), and a read deadline update per Read while pacing.
+// allocations), and a read deadline update per Read while pacing. With
+// neither a limit nor a body read timeout (an App used as a handler without
+// Run or Serve, with no limit set) the body is left as it is, at no cost; its
+// read errors then reach the renderer unmarked.
 func (t *table) guardBody(c *Ctx, limit int64) {
 	r := c.req
 	if limit == 0 {
 		limit = t.app.defaultMaxBody.Load()
 	}
 	limit = max(limit, 0)
+	timeout := time.Duration(t.app.bodyReadTimeout.Load())
+	if limit == 0 && timeout <= 0 {
+		return // nothing to enforce (an App served without Run or Serve, no limit set): no copy
+	}
 	c.bodyLimit = limit
 	br := &bodyReader{src: r.Body, w: c.rw.w, limit: limit, remain: limit}
 	if limit > 0 && r.ContentLength > limit {
@@ -45,7 +52,7 @@ func (t *table) guardBody(c *Ctx, limit int64) {
 		// middleware that reads the body before it gets the same error.
 		c.bodyOversize = true
 		br.fail()
-	} else if timeout := time.Duration(t.app.bodyReadTimeout.Load()); timeout > 0 {
+	} else if timeout > 0 {
 		br.pace(timeout, t.app.minBodyRate.Load())
 	}
 	c.body = br
@@ -159,12 +166,18 @@ func hasBody(r *http.Request) bool {
 	return r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody
 }
 
-// cutUnreadBody ends the reading of a body that nobody will read: after a
+// unreadBodyGrace is how long a client has, after the answer, to finish
+// sending a body that nobody will read.
+const unreadBodyGrace = time.Second
+
+// cutUnreadBody bounds the reading of a body that nobody will read: after a
 // fallback answer (404, 405, OPTIONS, redirect, probe) or a 413, net/http
 // would otherwise discard up to 256 KiB of it, at whatever pace the client
 // sends, before it closes the connection. The response carries "Connection:
-// close" (set before it was written); this makes the discard stop at the
-// bytes already received.
+// close" (set before it was written); the discard may take unreadBodyGrace
+// more, so that an honest client that is still sending finishes and reads
+// the answer instead of meeting a reset, and a trickle is cut a second after
+// its answer.
 func cutUnreadBody(w http.ResponseWriter) {
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(unreadBodyGrace))
 }

@@ -5,15 +5,20 @@
 // which are described in an OpenAPI 3.1 document served with a docs page.
 //
 // Plain Plinth routes and typed operations share one App and one document.
-// The package depends on the standard library only. See docs/api.md.
+// Native handlers get the same binding and validation of a request body
+// through a Binder (NewBinder) or Bind. The document states the rules as
+// the validator applies them: both read the rules compiled once from the
+// tags. The package depends on the standard library only. See docs/api.md.
 package api
 
 import (
 	"context"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/plinth-go/plinth"
 )
@@ -56,7 +61,8 @@ type Config struct {
 	SecuritySchemes map[string]SecurityScheme
 
 	// AllowUnknownFields accepts JSON bodies with members that the Body type
-	// does not have. Default false: such a member is a 422 error naming it.
+	// does not have. Default false: such a member is a 422 error naming it,
+	// and the document's object schemas say additionalProperties: false.
 	AllowUnknownFields bool
 	// MaxMultipartMemory is the part of a multipart body kept in memory;
 	// larger files spill to temporary files. Default 8 MiB. The body as a
@@ -145,6 +151,7 @@ type API struct {
 	ids     map[string]string // operation ID -> pattern
 	skip    map[string]bool   // patterns of routes that the document leaves out
 	msgs    messages
+	bind    bindConfig
 	docOnce sync.Once
 	docJSON []byte
 	docYAML []byte
@@ -173,14 +180,10 @@ func New(app *plinth.App, cfg Config) *API {
 	if cfg.DocsURL == "" {
 		cfg.DocsURL = DefaultDocsURL
 	}
-	if cfg.MaxMultipartMemory <= 0 {
-		cfg.MaxMultipartMemory = 8 << 20
-	}
-	if cfg.MaxFiles <= 0 {
-		cfg.MaxFiles = 16
-	}
+	cfg = cfg.withBindDefaults()
 	a := &API{app: app, cfg: cfg, ids: map[string]string{}, skip: map[string]bool{}}
 	a.msgs = messages{custom: cfg.Message}
+	a.bind = cfg.bindConfig()
 	if cfg.OpenAPIPath != "-" {
 		mustPath("OpenAPIPath", cfg.OpenAPIPath)
 		a.serveDocument()
@@ -190,6 +193,22 @@ func New(app *plinth.App, cfg Config) *API {
 		}
 	}
 	return a
+}
+
+// withBindDefaults fills in the binding defaults of a Config.
+func (cfg Config) withBindDefaults() Config {
+	if cfg.MaxMultipartMemory <= 0 {
+		cfg.MaxMultipartMemory = 8 << 20
+	}
+	if cfg.MaxFiles <= 0 {
+		cfg.MaxFiles = 16
+	}
+	return cfg
+}
+
+func (cfg Config) bindConfig() bindConfig {
+	return bindConfig{msgs: messages{custom: cfg.Message}, allowUnknown: cfg.AllowUnknownFields,
+		maxMemory: cfg.MaxMultipartMemory, maxFiles: cfg.MaxFiles}
 }
 
 func mustPath(field, p string) {
@@ -251,7 +270,9 @@ func newGroup(a *API, parent *plinth.Router, base, prefix string, fn []func(*Gro
 //
 // In and Out are analysed here, once: Register panics on a type it cannot
 // bind or describe, a path wildcard without a `path` field, a bad validate
-// or default tag, or a duplicate operation ID.
+// or default tag (a default that the field's own rules refuse included), or
+// a duplicate operation ID. The rules compiled here are what the document
+// states: see docs/api.md for the semantics of absent and empty values.
 func Register[In, Out any](r Registrar, op Operation, h func(context.Context, *In) (*Out, error)) {
 	if h == nil {
 		panic("api: Register: nil handler for " + op.Method + " " + op.Path)
@@ -291,6 +312,10 @@ func register[In, Out any](r Registrar, op Operation, h func(*plinth.Ctx, *In) (
 	in := analyseInput[In](a, where)
 	in.checkPath(where, full)
 	out := analyseOutput[Out](where)
+	if _, err := newValidators(false).compile(reflect.TypeFor[Out](), nil, asValue); err != nil {
+		panic(fmt.Sprintf("api: %s: output %s: %v", where, reflect.TypeFor[Out](), err))
+	}
+	form := in.body != nil && in.body.form
 	_, hook := any((*In)(nil)).(Validator)
 
 	a.mu.Lock()
@@ -304,14 +329,18 @@ func register[In, Out any](r Registrar, op Operation, h func(*plinth.Ctx, *In) (
 	a.mu.Unlock()
 
 	status := op.DefaultStatus
-	allowUnknown := a.cfg.AllowUnknownFields
 	handler := func(c *plinth.Ctx) error {
+		if form {
+			// The uploaded files are the handler's until it has answered;
+			// then they go (the App removes them too, at the request's end).
+			defer removeForm(c.Request())
+		}
 		v := new(In)
-		if err := in.bind(a, c, v, allowUnknown); err != nil {
+		if err := in.bind(c, unsafe.Pointer(v)); err != nil {
 			return err
 		}
 		if hook {
-			if err := runHook(a, c, any(v).(Validator)); err != nil {
+			if err := runHook(c, any(v).(Validator)); err != nil {
 				return err
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -48,7 +49,15 @@ type inputPlan struct {
 	header []*param
 	cookie []*param
 	body   *bodyPlan
-	msgs   *messages
+	cfg    *bindConfig
+}
+
+// bindConfig is what binding takes from the Config.
+type bindConfig struct {
+	msgs         messages
+	allowUnknown bool
+	maxMemory    int64 // multipart bytes kept in memory
+	maxFiles     int
 }
 
 // bodyPlan binds the Body field.
@@ -62,6 +71,8 @@ type bodyPlan struct {
 	hook     bool // the body type implements Validator
 	fields   []*formField
 	schemaOf reflect.Type // the body type without the pointer
+	rules    *rules       // the Body field's own validate tag, nil for none
+	v        *validators  // the compiled body types, read by the JSON walker
 }
 
 // formField binds one field of a form body.
@@ -83,18 +94,18 @@ var validatorType = reflect.TypeFor[Validator]()
 
 func analyseInput[In any](a *API, where string) *inputPlan {
 	t := reflect.TypeFor[In]()
-	p, err := buildInput(a, t)
+	p, err := buildInput(&a.bind, t)
 	if err != nil {
 		panic(fmt.Sprintf("api: %s: input %s: %v", where, t, err))
 	}
 	return p
 }
 
-func buildInput(a *API, t reflect.Type) (*inputPlan, error) {
+func buildInput(cfg *bindConfig, t reflect.Type) (*inputPlan, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("the input type must be a struct")
 	}
-	ip := &inputPlan{typ: t, msgs: &a.msgs}
+	ip := &inputPlan{typ: t, cfg: cfg}
 	jsonV := newValidators(false)
 	var walk func(t reflect.Type, base uintptr) error
 	walk = func(t reflect.Type, base uintptr) error {
@@ -194,31 +205,39 @@ func buildParam(f reflect.StructField, base uintptr, src string, v *validators) 
 		pr.rules = r
 		pr.required = r.required
 	}
-	if src == "path" {
-		pr.required = true
-	}
-	c, err := v.compile(t, pr.rules)
+	c, err := v.compile(t, pr.rules, asField)
 	if err != nil {
 		return nil, fmt.Errorf("field %s: %v", f.Name, err)
 	}
 	pr.check = c
 	if d, ok := f.Tag.Lookup("default"); ok {
 		pr.def, pr.defs, pr.hasDef = d, splitList(d), true
-		if err := checkDefault(t, d, pr.parse, pr.parseAll, src); err != nil {
+		if err := checkDefault(t, d, pr.parse, pr.parseAll, c); err != nil {
 			return nil, fmt.Errorf("field %s: default %q: %v", f.Name, d, err)
 		}
 	}
+	// Required, as the binder reports it and the document says it: path
+	// wildcards, the required rule, and, without a default, a parameter
+	// whose zero value (what its absence leaves) fails its rules.
+	pr.required = src == "path" || pr.required || !pr.hasDef && zeroFails(t, c)
 	return pr, nil
 }
 
-// checkDefault parses a default tag once, at registration.
-func checkDefault(t reflect.Type, d string, parse parseFunc, parseAll func(unsafe.Pointer, []string) (int, error), src string) error {
+// checkDefault parses a default tag once, at registration, and checks it
+// against the field's rules: a default that the rules refuse would be a
+// 422 that the client cannot avoid.
+func checkDefault(t reflect.Type, d string, parse parseFunc, parseAll func(unsafe.Pointer, []string) (int, error), c check) error {
 	scratch := reflect.New(t)
+	var err error
 	if parseAll != nil {
-		_, err := parseAll(scratch.UnsafePointer(), splitList(d))
-		return err
+		_, err = parseAll(scratch.UnsafePointer(), splitList(d))
+	} else {
+		err = parse(scratch.UnsafePointer(), d)
 	}
-	return parse(scratch.UnsafePointer(), d)
+	if err == nil && c != nil && !c(scratch.UnsafePointer(), nil) {
+		return fmt.Errorf("the field's own rules refuse it")
+	}
+	return err
 }
 
 func splitList(s string) []string {
@@ -271,7 +290,7 @@ func buildBody(f reflect.StructField, base uintptr) (*bodyPlan, error) {
 				if ff.parseAll != nil {
 					ff.defs = splitList(d)
 				}
-				if err := checkDefault(sf.Type, d, ff.parse, ff.parseAll, "form"); err != nil {
+				if err := checkDefault(sf.Type, d, ff.parse, ff.parseAll, nil); err != nil {
 					return nil, fmt.Errorf("form field %s: default %q: %v", sf.Name, d, err)
 				}
 			}
@@ -279,18 +298,17 @@ func buildBody(f reflect.StructField, base uintptr) (*bodyPlan, error) {
 		}
 	}
 	v := newValidators(bp.form)
-	var r *rules
 	if tag, ok := f.Tag.Lookup("validate"); ok {
 		var err error
-		if r, err = parseRules(tag); err != nil {
+		if bp.rules, err = parseRules(tag); err != nil {
 			return nil, fmt.Errorf("field Body: %v", err)
 		}
 	}
-	c, err := v.compile(bp.schemaOf, r)
+	c, err := v.compile(bp.schemaOf, bp.rules, asValue)
 	if err != nil {
 		return nil, err
 	}
-	bp.check = c
+	bp.check, bp.v = c, v
 	return bp, nil
 }
 
@@ -328,19 +346,44 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 const maxPooledBody = 64 << 10
 
-// bind fills v from the request and validates it, returning nil or the
-// error to send: a 400, 413, 415 or 422 problem.
-func (ip *inputPlan) bind(a *API, c *plinth.Ctx, v any, allowUnknown bool) error {
-	base := reflect.ValueOf(v).UnsafePointer()
+// jsonBody is a JSON request body, read into a pooled buffer that is kept
+// until the request's validation is done: the error path reads it again.
+type jsonBody struct {
+	buf  *bytes.Buffer
+	data []byte
+	// needPresence: the body has a "" literal and the body type an
+	// optional string field that refuses "": the fast pass cannot tell a
+	// sent "" from an absent member, so the collecting pass decides.
+	needPresence bool
+	walked       *walker // the walk of the error path, nil if none ran
+	aborted      bool    // the decoded value is incomplete: not validated
+}
+
+func (jb *jsonBody) release() {
+	if jb.buf != nil && jb.buf.Cap() <= maxPooledBody {
+		jb.buf.Reset()
+		bufPool.Put(jb.buf)
+	}
+	jb.buf, jb.data = nil, nil
+}
+
+var emptyString = []byte(`""`)
+
+// bind fills the In value at base from the request and validates it,
+// returning nil or the error to send: a 400, 413, 415 or 422 problem, or a
+// *plinth.BodyError for a body that could not be read (413, 408, 400).
+// On an error, a multipart form it parsed is removed at once.
+func (ip *inputPlan) bind(c *plinth.Ctx, base unsafe.Pointer) (err error) {
+	cfg := ip.cfg
 	r := c.Request()
 	var errs []*FieldError
-	var skip map[string]bool // locations that failed to decode: not validated
+	var skip []string // locations that failed to decode: not validated
 	bad := func(loc, code, param string, value any) {
-		errs = append(errs, &FieldError{Location: loc, Message: ip.msgs.text(r, code, param), Value: value})
-		if skip == nil {
-			skip = map[string]bool{}
+		if s, ok := value.(string); ok {
+			value = truncate(s)
 		}
-		skip[loc] = true
+		errs = append(errs, &FieldError{Location: loc, Message: cfg.msgs.text(r, code, param), Value: value})
+		skip = append(skip, loc)
 	}
 	set := func(p *param, s string) {
 		if err := p.parse(unsafe.Add(base, p.offset), s); err != nil {
@@ -404,8 +447,8 @@ func (ip *inputPlan) bind(a *API, c *plinth.Ctx, v any, allowUnknown bool) error
 	if len(ip.qlist) > 0 {
 		vals := r.URL.Query()
 		for _, p := range ip.qlist {
-			if vs := nonEmpty(vals[p.name]); len(vs) > 0 {
-				setAll(p, vs)
+			if vs := vals[p.name]; !allEmpty(vs) {
+				setAll(p, vs) // empty values among others are values
 			} else {
 				missing(p)
 			}
@@ -436,15 +479,25 @@ func (ip *inputPlan) bind(a *API, c *plinth.Ctx, v any, allowUnknown bool) error
 	}
 
 	var bodyPtr unsafe.Pointer // the decoded body value, nil if none
+	var jb jsonBody
+	defer jb.release()
 	if bp := ip.body; bp != nil {
+		if bp.form {
+			defer func() {
+				if err != nil {
+					removeForm(r) // no temporary file outlives a refused request
+				}
+			}()
+		}
 		field := unsafe.Add(base, bp.offset)
-		present, err := ip.readBody(a, c, bp, field, allowUnknown, bad)
+		present, err := ip.readBody(r, bp, field, &jb, bad)
 		if err != nil {
 			return err
 		}
 		switch {
 		case !present && !bp.optional:
 			bad("body", "required", "", nil)
+		case jb.aborted:
 		case present && bp.optional:
 			bodyPtr = *(*unsafe.Pointer)(field)
 		case present:
@@ -453,9 +506,10 @@ func (ip *inputPlan) bind(a *API, c *plinth.Ctx, v any, allowUnknown bool) error
 	}
 
 	// Validation: a fast pass that stops at the first failure and
-	// allocates nothing; only when something failed, a second pass that
-	// collects every failure with its location.
-	ok := errs == nil
+	// allocates nothing; only when something failed (or a sent "" must be
+	// told from an absent member), a second pass that collects every
+	// failure with its location.
+	ok := errs == nil && !jb.needPresence
 	for _, p := range ip.params {
 		if ok && p.check != nil && !p.check(unsafe.Add(base, p.offset), nil) {
 			ok = false
@@ -464,26 +518,47 @@ func (ip *inputPlan) bind(a *API, c *plinth.Ctx, v any, allowUnknown bool) error
 	if ok && bodyPtr != nil && ip.body.check != nil && !ip.body.check(bodyPtr, nil) {
 		ok = false
 	}
-	if ok {
-		if bodyPtr != nil && ip.body.hook {
-			if err := runHook(a, c, reflect.NewAt(ip.body.schemaOf, bodyPtr).Interface().(Validator)); err != nil {
-				return err
+	if !ok {
+		col := &collector{msgs: cfg.msgs, r: r, skip: skip}
+		for _, p := range ip.params {
+			if p.check != nil {
+				col.path = append(col.path[:0], p.loc...)
+				p.check(unsafe.Add(base, p.offset), col)
 			}
 		}
-		return nil
-	}
-	col := &collector{msgs: *ip.msgs, r: r, skip: skip}
-	for _, p := range ip.params {
-		if p.check != nil && !skip[p.loc] {
-			col.path = append(col.path[:0], p.loc...)
-			p.check(unsafe.Add(base, p.offset), col)
+		if bodyPtr != nil && ip.body.check != nil {
+			if jb.data != nil {
+				// Which members the body has: an absent required one is
+				// "is required", a sent "" is a value.
+				if jb.walked == nil {
+					jb.walked = walkJSON(jb.data, ip.body.typ, ip.body.v, true, "body")
+				}
+				col.present = jb.walked.present
+			}
+			col.path = append(col.path[:0], "body"...)
+			ip.body.check(bodyPtr, col)
+		}
+		errs = append(errs, col.errs...)
+		if len(errs) > 0 {
+			return validationProblem(errs)
 		}
 	}
-	if bodyPtr != nil && ip.body.check != nil {
-		col.path = append(col.path[:0], "body"...)
-		ip.body.check(bodyPtr, col)
+	if bodyPtr != nil && ip.body.hook {
+		if err := runHook(c, reflect.NewAt(ip.body.schemaOf, bodyPtr).Interface().(Validator)); err != nil {
+			return err
+		}
 	}
-	return validationProblem(append(errs, col.errs...))
+	return nil
+}
+
+// allEmpty reports whether vs has no value but "".
+func allEmpty(vs []string) bool {
+	for _, v := range vs {
+		if v != "" {
+			return false
+		}
+	}
+	return true
 }
 
 func nonEmpty(vs []string) []string {
@@ -514,16 +589,16 @@ func unescapeQuery(s string) (string, bool) {
 }
 
 // readBody decodes the body into field. It reports whether a body was
-// present, and returns an error to send at once (400, 413, 415, 500);
-// type errors are reported through bad.
-func (ip *inputPlan) readBody(a *API, c *plinth.Ctx, bp *bodyPlan, field unsafe.Pointer, allowUnknown bool,
+// present, and returns an error to send at once (400, 413, 415, or the
+// body read error); values of the wrong type and unknown members are
+// reported through bad.
+func (ip *inputPlan) readBody(r *http.Request, bp *bodyPlan, field unsafe.Pointer, jb *jsonBody,
 	bad func(loc, code, param string, value any)) (bool, error) {
-	r := c.Request()
 	ct := r.Header.Get("Content-Type")
 	media, _, _ := strings.Cut(ct, ";")
 	media = strings.ToLower(strings.TrimSpace(media))
 	if bp.form {
-		return ip.readForm(a, r, bp, field, media, bad)
+		return ip.readForm(r, bp, field, media, bad)
 	}
 	if media != "" && media != "application/json" && !strings.HasSuffix(media, "+json") {
 		if r.ContentLength == 0 {
@@ -534,43 +609,75 @@ func (ip *inputPlan) readBody(a *API, c *plinth.Ctx, bp *bodyPlan, field unsafe.
 	if r.Body == nil || r.Body == http.NoBody {
 		return false, nil
 	}
-	buf := bufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	defer func() {
-		if buf.Cap() <= maxPooledBody {
-			bufPool.Put(buf)
-		}
-	}()
-	if _, err := buf.ReadFrom(r.Body); err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return false, err // the renderer answers 413
-		}
-		return false, plinth.BadRequest("the request body could not be read").Wrap(err)
+	jb.buf = bufPool.Get().(*bytes.Buffer)
+	jb.buf.Reset()
+	if _, err := jb.buf.ReadFrom(r.Body); err != nil {
+		return false, bodyReadError(err)
 	}
-	data := buf.Bytes()
+	data := jb.buf.Bytes()
 	if len(bytes.TrimSpace(data)) == 0 {
 		return false, nil
 	}
+	jb.data = data
+	allowUnknown := ip.cfg.allowUnknown
 	target := reflect.NewAt(bp.typ, field).Interface()
 	err := decodeJSON(data, target, allowUnknown)
 	if err == nil {
+		jb.needPresence = bp.v.ambiguous && bytes.Contains(data, emptyString)
 		return true, nil
 	}
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &te):
-		loc := "body"
-		if te.Field != "" {
-			loc += "." + te.Field
+	if syntaxError(err) {
+		return false, plinth.BadRequest("the request body is not valid JSON: " + jsonErrorText(err)).Wrap(err)
+	}
+	// A value of the wrong type, an unknown member or a failing
+	// UnmarshalJSON: encoding/json tells the first only, the walker all.
+	w := walkJSON(data, bp.typ, bp.v, allowUnknown, "body")
+	if !blank(data[w.end:]) {
+		return false, plinth.BadRequest("the request body is not valid JSON: " + errTrailing.Error()).Wrap(errTrailing)
+	}
+	if len(w.errs) == 0 {
+		// encoding/json refused what the walker accepts: its words
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+			loc := "body"
+			if te.Field != "" {
+				loc += "." + te.Field
+			}
+			bad(loc, "type", typeWords(te.Type), nil)
+			jb.aborted = true
+			return true, nil
 		}
-		bad(loc, "type", jsonTypeWords(te.Type), te.Value)
-		return true, nil
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
-		bad("body."+name, "unknown", "", nil)
-		return true, nil
+		return false, plinth.BadRequest("the request body is not valid JSON: " + jsonErrorText(err)).Wrap(err)
 	}
-	return false, plinth.BadRequest("the request body is not valid JSON: " + jsonErrorText(err)).Wrap(err)
+	for _, e := range w.errs {
+		bad(e.loc, e.code, e.what, e.value)
+	}
+	// Decode again, with the bad values as null and unknown members let
+	// through, so that everything else is validated too.
+	reflect.NewAt(bp.typ, field).Elem().SetZero()
+	if decodeJSON(w.patched(), target, true) != nil {
+		jb.aborted = true
+	}
+	jb.walked = w
+	return true, nil
+}
+
+// syntaxError reports whether err from decodeJSON means malformed JSON (a
+// 400) rather than a value that does not fit the Go type.
+func syntaxError(err error) bool {
+	if _, ok := errors.AsType[*json.SyntaxError](err); ok {
+		return true
+	}
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || err == errTrailing
+}
+
+// bodyReadError returns a failure to read the body as a *plinth.BodyError,
+// which the App's renderer answers by its cause: 413 over the limit, 408
+// too slow, 400 for the rest.
+func bodyReadError(err error) error {
+	if _, ok := errors.AsType[*plinth.BodyError](err); ok {
+		return err
+	}
+	return &plinth.BodyError{Err: err}
 }
 
 var errTrailing = errors.New("unexpected data after the JSON value")
@@ -640,50 +747,28 @@ func jsonErrorText(err error) string {
 	return strings.TrimPrefix(err.Error(), "json: ")
 }
 
-func jsonTypeWords(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return "an integer"
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return "a non-negative integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	}
-	return "a valid value"
-}
-
-func (ip *inputPlan) readForm(a *API, r *http.Request, bp *bodyPlan, field unsafe.Pointer, media string,
+func (ip *inputPlan) readForm(r *http.Request, bp *bodyPlan, field unsafe.Pointer, media string,
 	bad func(loc, code, param string, value any)) (bool, error) {
 	var vals url.Values
 	var files map[string][]*multipart.FileHeader
 	switch media {
 	case "application/x-www-form-urlencoded":
 		if err := r.ParseForm(); err != nil {
-			return false, bodyError(err, "the form body is malformed")
+			return false, formError(err, "the form body is malformed")
 		}
 		vals = r.PostForm
 	case "multipart/form-data":
-		if err := r.ParseMultipartForm(a.cfg.MaxMultipartMemory); err != nil {
-			return false, bodyError(err, "the multipart body is malformed")
+		if err := r.ParseMultipartForm(ip.cfg.maxMemory); err != nil {
+			// ReadForm removes the files it wrote when it fails.
+			return false, formError(err, "the multipart body is malformed")
 		}
 		vals, files = r.MultipartForm.Value, r.MultipartForm.File
 		n := 0
 		for _, fs := range files {
 			n += len(fs)
 		}
-		if n > a.cfg.MaxFiles {
-			return false, plinth.Errorf(http.StatusRequestEntityTooLarge, "at most %d files are accepted", a.cfg.MaxFiles)
+		if n > ip.cfg.maxFiles {
+			return false, plinth.Errorf(http.StatusRequestEntityTooLarge, "at most %d files are accepted", ip.cfg.maxFiles)
 		}
 	case "":
 		if r.ContentLength == 0 {
@@ -724,10 +809,22 @@ func (ip *inputPlan) readForm(a *API, r *http.Request, bp *bodyPlan, field unsaf
 	return true, nil
 }
 
-// bodyError maps a form parsing error: too large is 413, the rest 400.
-func bodyError(err error, detail string) error {
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+// removeForm removes the temporary files of r's multipart form, if any.
+func removeForm(r *http.Request) {
+	if r.MultipartForm != nil {
+		_ = r.MultipartForm.RemoveAll()
+	}
+}
+
+// formError maps a form parsing error: a body read failure goes to the
+// renderer as a *plinth.BodyError (413 over the limit, 408 too slow, 400),
+// too many parts is 413, the rest a 400 with detail.
+func formError(err error, detail string) error {
+	if _, ok := errors.AsType[*plinth.BodyError](err); ok {
 		return err
+	}
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok || errors.Is(err, os.ErrDeadlineExceeded) {
+		return &plinth.BodyError{Err: err}
 	}
 	if errors.Is(err, multipart.ErrMessageTooLarge) {
 		return plinth.Error(http.StatusRequestEntityTooLarge, "the multipart body has too many parts or is too large").Wrap(err)

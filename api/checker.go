@@ -24,7 +24,7 @@ func NewChecker[T any](message func(r *http.Request, code, param string) string)
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("api: NewChecker: %s is not a struct", t)
 	}
-	c, err := newValidators(false).compile(t, nil)
+	c, err := newValidators(false).compile(t, nil, asValue)
 	if err != nil {
 		return nil, fmt.Errorf("api: NewChecker[%s]: %v", t, err)
 	}

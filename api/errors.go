@@ -16,7 +16,13 @@ type FieldError struct {
 	Location string `json:"location"`
 	// Message says what is wrong, in words from Config.Message.
 	Message string `json:"message"`
-	// Value is the offending value, when there is one.
+	// Value is the offending value: the string, number or boolean as
+	// decoded, or, for a value of the wrong type, what the client sent (an
+	// object or array as its JSON text). A string longer than 64 bytes is
+	// cut to its first 64 bytes, at a character boundary, followed by "…",
+	// so that the error stays small whatever the input. It is nil (left
+	// out) for "is required", for minItems and maxItems, and for unknown
+	// members.
 	Value any `json:"value,omitempty"`
 }
 
@@ -36,8 +42,8 @@ func (es FieldErrors) Error() string {
 	return strings.Join(s, "; ")
 }
 
-// Validator is implemented by input types (the In struct and its Body type)
-// that check rules spanning fields. Validate runs after binding, only when
+// Validator is implemented by input types (the In struct, its Body type, a
+// Binder's T) that check rules spanning fields. Validate runs after binding, only when
 // every tag rule passed, so it may rely on them. It returns nil, a
 // *FieldError or FieldErrors (sent as a 422 problem listing them), a
 // *plinth.Problem (sent as is), or any other error (a 422 whose detail is
@@ -51,7 +57,7 @@ func validationProblem(errs []*FieldError) *plinth.Problem {
 	return plinth.Error(http.StatusUnprocessableEntity, "validation failed").With("errors", errs)
 }
 
-func runHook(a *API, c *plinth.Ctx, v Validator) error {
+func runHook(c *plinth.Ctx, v Validator) error {
 	err := v.Validate(c.Context())
 	if err == nil {
 		return nil

@@ -16,6 +16,8 @@ func FuzzJSONBinder(f *testing.F) {
 		`{"name":"Ada","qty":2,"kind":"small"}`, `{"name":`, ``, `null`, `[]`, `"x"`, `{"qty":"2"}`,
 		`{"name":"Ada","qty":1,"items":[{"email":"bad"},null]}`, `{"address":null}`, `{"tags":[1,2]}`,
 		`{"name":"Ada","qty":1e400}`, `{"discount":-1}`, "\xff\xfe", `{"name":"Ada","qty":1}{}`,
+		`{"name":5,"qty":"x","tags":[1,{"a":"\u0022"}],"items":[{"email":[]}],"bogus":{},"NAME":""}`,
+		`{"name":"","kind":"","id":"","address":{"street":"","zip":""},"tags":["",""]}`,
 	} {
 		f.Add(s, "application/json")
 	}

@@ -29,7 +29,7 @@ func (a *API) Document() map[string]any {
 	skip := a.skip
 	a.mu.Unlock()
 
-	g := newSchemaGen()
+	g := newSchemaGen(!a.cfg.AllowUnknownFields)
 	g.reserve("ErrorDetail", map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -202,6 +202,10 @@ func (a *API) operationDoc(g *schemaGen, o *opDoc) map[string]any {
 		pm := map[string]any{"name": p.name, "in": p.in, "schema": s}
 		if p.required {
 			pm["required"] = true
+		} else if p.in == "query" {
+			// The binder takes ?name= for an absent parameter (its default,
+			// or nothing): the schema does not apply to the empty value.
+			pm["allowEmptyValue"] = true
 		}
 		if d := p.field.Tag.Get("doc"); d != "" {
 			pm["description"] = d
@@ -223,11 +227,7 @@ func (a *API) operationDoc(g *schemaGen, o *opDoc) map[string]any {
 		"500": problemResponse("Internal Server Error."),
 	}
 	if bp := o.in.body; bp != nil {
-		var r *rules
-		if tag, ok := bp.field.Tag.Lookup("validate"); ok {
-			r, _ = parseRules(tag)
-		}
-		s := g.schema(bp.schemaOf, r, bp.form)
+		s := g.schema(bp.schemaOf, bp.rules, bp.form)
 		content := map[string]any{}
 		if bp.form {
 			hasFile := false
@@ -267,7 +267,7 @@ func (a *API) responseDoc(g *schemaGen, o *opDoc) (string, map[string]any) {
 	out := o.out
 	t := out.typ
 	if t.Kind() == reflect.Struct && t.NumField() == 0 {
-		return "204", map[string]any{"description": http.StatusText(204)}
+		return "204", map[string]any{"description": http.StatusText(http.StatusNoContent)}
 	}
 	text := http.StatusText(status)
 	if text == "" {

@@ -76,7 +76,7 @@ func scalarParser(t reflect.Type) (parseFunc, string) {
 			}
 			setInt(p, k, n)
 			return nil
-		}, "an integer"
+		}, typeWords(t)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		bits, k := t.Bits(), t.Kind()
 		return func(p unsafe.Pointer, s string) error {
@@ -86,7 +86,7 @@ func scalarParser(t reflect.Type) (parseFunc, string) {
 			}
 			setUint(p, k, n)
 			return nil
-		}, "a non-negative integer"
+		}, typeWords(t)
 	case reflect.Float32, reflect.Float64:
 		bits := t.Bits()
 		return func(p unsafe.Pointer, s string) error {

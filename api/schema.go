@@ -11,14 +11,23 @@ import (
 
 // schemaGen turns Go types into JSON Schema (2020-12, as OpenAPI 3.1 uses),
 // collecting named struct types in components/schemas.
+//
+// The rules it writes are those the validators compiled (the same
+// compile, on the same tags): for each struct field its rules and whether
+// it is required, so that the document says what the validator does.
 type schemaGen struct {
 	names   map[reflect.Type]string
 	taken   map[string]reflect.Type
 	schemas map[string]any
+	v       [2]*validators // JSON and form naming
+	// closed: JSON objects refuse unknown members (Config.AllowUnknownFields
+	// false), so their schemas say additionalProperties: false.
+	closed bool
 }
 
-func newSchemaGen() *schemaGen {
-	return &schemaGen{names: map[reflect.Type]string{}, taken: map[string]reflect.Type{}, schemas: map[string]any{}}
+func newSchemaGen(closed bool) *schemaGen {
+	return &schemaGen{names: map[reflect.Type]string{}, taken: map[string]reflect.Type{}, schemas: map[string]any{},
+		v: [2]*validators{newValidators(false), newValidators(true)}, closed: closed}
 }
 
 var (
@@ -87,15 +96,16 @@ func exportName(s string) string {
 // schema returns the schema of t with the field rules r (nil for none). form
 // selects form field names for struct fields (and inlines the struct).
 func (g *schemaGen) schema(t reflect.Type, r *rules, form bool) map[string]any {
+	ptr := false
 	for t.Kind() == reflect.Pointer {
 		if t.Elem() == fileHeaderType {
 			return map[string]any{"type": "string", "format": "binary"}
 		}
-		t = t.Elem()
+		t, ptr = t.Elem(), true
 	}
 	s := g.baseSchema(t, r, form)
 	if r != nil {
-		addRules(s, t, r)
+		schemaRules(s, t, r, ptr)
 	}
 	return s
 }
@@ -118,10 +128,15 @@ func (g *schemaGen) baseSchema(t reflect.Type, r *rules, form bool) map[string]a
 		return map[string]any{"type": "boolean"}
 	case reflect.Int, reflect.Int64:
 		return map[string]any{"type": "integer", "format": "int64"}
-	case reflect.Int8, reflect.Int16, reflect.Int32:
+	case reflect.Int32:
 		return map[string]any{"type": "integer", "format": "int32"}
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+	case reflect.Int8, reflect.Int16:
+		lo, hi := intRange(t.Kind())
+		return map[string]any{"type": "integer", "format": "int32", "minimum": lo, "maximum": hi}
+	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
 		return map[string]any{"type": "integer", "minimum": 0}
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return map[string]any{"type": "integer", "minimum": 0, "maximum": uintMax(t.Kind())}
 	case reflect.Float32:
 		return map[string]any{"type": "number", "format": "float"}
 	case reflect.Float64:
@@ -156,49 +171,36 @@ func (g *schemaGen) baseSchema(t reflect.Type, r *rules, form bool) map[string]a
 }
 
 func (g *schemaGen) structSchema(t reflect.Type, form bool) map[string]any {
+	v := g.v[0]
+	if form {
+		v = g.v[1]
+	}
+	sc, err := v.structInfo(t)
+	if err != nil {
+		return map[string]any{"type": "object"} // registration panics first
+	}
 	props := map[string]any{}
 	var required []string
-	var walk func(t reflect.Type)
-	walk = func(t reflect.Type) {
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("json") == "" {
-				walk(f.Type)
-				continue
-			}
-			name := jsonName(f)
-			if form {
-				if n, ok := f.Tag.Lookup("form"); ok {
-					name = n
-				}
-				if name == "-" {
-					name = ""
-				}
-			}
-			if name == "" {
-				continue
-			}
-			var r *rules
-			if tag, ok := f.Tag.Lookup("validate"); ok {
-				r, _ = parseRules(tag) // checked when the validators were compiled
-			}
-			ps := g.schema(f.Type, r, false)
-			describe(ps, f, r)
-			if form {
-				if d, ok := f.Tag.Lookup("default"); ok {
-					ps["default"] = exampleValue(f.Type, d)
-				}
-			}
-			props[name] = ps
-			if r != nil && r.required {
-				required = append(required, name)
+	for i := range sc.fields {
+		f := &sc.fields[i]
+		ps := g.schema(f.typ, f.rules, false)
+		describe(ps, f.sf, f.rules)
+		if form {
+			if d, ok := f.sf.Tag.Lookup("default"); ok {
+				ps["default"] = exampleValue(f.typ, d)
 			}
 		}
+		props[f.name] = ps
+		if f.required {
+			required = append(required, f.name)
+		}
 	}
-	walk(t)
 	s := map[string]any{"type": "object", "properties": props}
 	if len(required) > 0 {
 		s["required"] = required
+	}
+	if g.closed && !form {
+		s["additionalProperties"] = false
 	}
 	return s
 }
@@ -249,8 +251,19 @@ func exampleValue(t reflect.Type, s string) any {
 	return s
 }
 
-// addRules writes the validation rules that apply to t itself into s.
-func addRules(s map[string]any, t reflect.Type, r *rules) {
+// schemaRules writes the rules r into the schema s of a value of type t
+// (ptr: behind a pointer), as the validator compiled from the same rules
+// checks them (validate.go):
+//   - required on a value (not a pointer, which required makes non-nil
+//     only) refuses the zero value: a string gets minLength 1, a slice
+//     minItems 1, a map minProperties 1, a number "not": {"const": 0} unless
+//     its bounds exclude 0 already, a bool "const": true;
+//   - the bounds of a sized integer type meet those of min and max;
+//   - format=url is format "uri" and urlPattern (in an allOf when the field
+//     has its own pattern);
+//   - on slices and arrays, the scalar rules are those of the items
+//     (baseSchema), the list has minItems and maxItems.
+func schemaRules(s map[string]any, t reflect.Type, r *rules, ptr bool) {
 	num := func(name string) any {
 		f, _ := strconv.ParseFloat(r.text[name], 64)
 		if f == float64(int64(f)) {
@@ -261,32 +274,33 @@ func addRules(s map[string]any, t reflect.Type, r *rules) {
 	k := t.Kind()
 	list := k == reflect.Slice || k == reflect.Array || k == reflect.Map
 	if list && t != bytesType {
+		minKey, maxKey := "minItems", "maxItems"
+		if k == reflect.Map {
+			minKey, maxKey = "minProperties", "maxProperties"
+		}
 		if r.minItems >= 0 {
-			key := "minItems"
-			if k == reflect.Map {
-				key = "minProperties"
-			}
-			s[key] = r.minItems
+			s[minKey] = r.minItems
 		}
 		if r.maxItems >= 0 {
-			key := "maxItems"
-			if k == reflect.Map {
-				key = "maxProperties"
-			}
-			s[key] = r.maxItems
+			s[maxKey] = r.maxItems
 		}
-		if r.required && k != reflect.Array {
-			if _, set := s["minItems"]; !set && k == reflect.Slice {
-				s["minItems"] = 1
-			}
+		if r.required && !ptr && k != reflect.Array && r.minItems < 1 {
+			s[minKey] = 1
 		}
 		return
 	}
+	if t == bytesType {
+		return
+	}
 	if r.min != nil {
-		s["minimum"] = num("min")
+		if cur, ok := s["minimum"]; !ok || toFloat(cur) < *r.min {
+			s["minimum"] = num("min")
+		}
 	}
 	if r.max != nil {
-		s["maximum"] = num("max")
+		if cur, ok := s["maximum"]; !ok || toFloat(cur) > *r.max {
+			s["maximum"] = num("max")
+		}
 	}
 	if r.exclMin != nil {
 		s["exclusiveMinimum"] = num("exclusiveMin")
@@ -296,8 +310,18 @@ func addRules(s map[string]any, t reflect.Type, r *rules) {
 	}
 	if r.minLength >= 0 {
 		s["minLength"] = r.minLength
-	} else if r.required && k == reflect.String {
-		s["minLength"] = 1
+	}
+	if r.required && !ptr {
+		switch {
+		case k == reflect.String && r.minLength < 1:
+			s["minLength"] = 1
+		case k == reflect.Bool:
+			s["const"] = true
+		case k >= reflect.Int && k <= reflect.Float64:
+			if enum, _ := r.numberEnum(); zeroCode(r, enum) == "" {
+				s["not"] = map[string]any{"const": 0}
+			}
+		}
 	}
 	if r.maxLength >= 0 {
 		s["maxLength"] = r.maxLength
@@ -305,7 +329,16 @@ func addRules(s map[string]any, t reflect.Type, r *rules) {
 	if r.pattern != nil {
 		s["pattern"] = r.pattern.String()
 	}
-	if r.format != "" {
+	switch r.format {
+	case "":
+	case "url":
+		s["format"] = "uri"
+		if r.pattern == nil {
+			s["pattern"] = urlPattern
+		} else {
+			s["allOf"] = []any{map[string]any{"pattern": urlPattern}}
+		}
+	default:
 		s["format"] = r.format
 	}
 	if r.enum != nil {
@@ -315,4 +348,24 @@ func addRules(s map[string]any, t reflect.Type, r *rules) {
 		}
 		s["enum"] = vals
 	}
+}
+
+// zeroCode returns the rule that the number 0 fails, "" if none.
+func zeroCode(r *rules, enum []float64) string {
+	code, _ := r.numberFails(0, enum)
+	return code
+}
+
+func toFloat(v any) float64 {
+	switch n := v.(type) {
+	case int:
+		return float64(n)
+	case int64:
+		return float64(n)
+	case uint64:
+		return float64(n)
+	case float64:
+		return n
+	}
+	return 0
 }

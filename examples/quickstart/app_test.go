@@ -15,6 +15,11 @@ func TestQuickstart(t *testing.T) {
 	do := func(method, path, body string) (*http.Response, string) {
 		t.Helper()
 		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if strings.HasPrefix(body, "text:") {
+			body = strings.TrimPrefix(body, "text:")
+			req, _ = http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+			req.Header.Set("Content-Type", "text/plain")
+		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -35,11 +40,18 @@ func TestQuickstart(t *testing.T) {
 		{"GET", "/", "", 200, `"service":"quickstart"`},
 		{"GET", "/hello/gopher", "", 200, "Hello, gopher!"},
 		{"GET", "/api/notes/1", "", 200, `"text":"Welcome to Plinth."`},
-		{"POST", "/api/notes", `{"text":"second"}`, 201, `"id":2`},
+		{"POST", "/api/notes", `{"text":" second ","link":"https://go.dev/doc"}`, 201, `"id":2,"text":"second","link":"https://go.dev/doc"`},
 		{"GET", "/api/notes", "", 200, `"second"`},
+		// bad input: problem JSON with the status and every field error
 		{"POST", "/api/notes", `{"text":`, 400, `"status":400`},
-		{"POST", "/api/notes", `{"txt":"x"}`, 400, "JSON object"},
-		{"POST", "/api/notes", `{"text":"  "}`, 422, `"field":"text"`},
+		{"POST", "/api/notes", `{"text":"x"} {}`, 400, "not valid JSON"},
+		{"POST", "/api/notes", `text:{"text":"x"}`, 415, `"status":415`},
+		{"POST", "/api/notes", ``, 422, `{"location":"body","message":"is required"}`},
+		{"POST", "/api/notes", `{"txt":"x"}`, 422, `{"location":"body.txt","message":"is not an allowed field"}`},
+		{"POST", "/api/notes", `{"text":"  "}`, 422, `{"location":"body.text","message":"must not be blank","value":"  "}`},
+		{"POST", "/api/notes", `{"text":42}`, 422, `{"location":"body.text","message":"must be a string","value":42}`},
+		{"POST", "/api/notes", `{"text":"x","link":"javascript:alert(1)"}`, 422, `{"location":"body.link","message":"must be a valid url","value":"javascript:alert(1)"}`},
+		{"POST", "/api/notes", `{"text":"","link":"ftp://example.com"}`, 422, `"location":"body.text","message":"is required"},{"location":"body.link"`},
 		{"POST", "/api/notes", `{"text":"` + strings.Repeat("x", 70<<10) + `"}`, 413, `"status":413`},
 		{"GET", "/api/notes/abc", "", 400, "positive integer"},
 		{"GET", "/api/notes/99", "", 404, "note 99 does not exist"},
@@ -58,6 +70,9 @@ func TestQuickstart(t *testing.T) {
 		{"POST", "/api/tasks", `{"title":"x","priority":"urgent"}`, 422, `"location":"body.priority"`},
 		{"POST", "/api/tasks", `{"title":"x","assignee":"nope"}`, 422, `"location":"body.assignee"`},
 		{"POST", "/api/tasks", `{"title":`, 400, `"status":400`},
+		{"POST", "/api/tasks", `{"title":"x","link":"javascript:alert(1)"}`, 422, `{"location":"body.link","message":"must be a valid url","value":"javascript:alert(1)"}`},
+		{"POST", "/api/tasks", `{"title":"x","priority":""}`, 422, `"location":"body.priority"`},
+		{"POST", "/api/tasks", `text:{"title":"x"}`, 415, `"status":415`},
 		{"GET", "/api/tasks?limit=1000", "", 422, `"location":"query.limit"`},
 		{"GET", "/api/tasks/0", "", 422, `"location":"path.id"`},
 		{"GET", "/api/tasks/9", "", 404, "task 9 does not exist"},

@@ -9,6 +9,7 @@ import (
 type note struct {
 	ID   int    `json:"id"`
 	Text string `json:"text"`
+	Link string `json:"link,omitempty"`
 }
 
 // store keeps notes in memory, safe for concurrent handlers.
@@ -20,7 +21,7 @@ type store struct {
 
 func newStore() *store {
 	s := &store{notes: map[int]note{}}
-	s.add("Welcome to Plinth.")
+	s.add("Welcome to Plinth.", "https://github.com/plinth-go/plinth")
 	return s
 }
 
@@ -42,11 +43,11 @@ func (s *store) get(id int) (note, bool) {
 	return n, ok
 }
 
-func (s *store) add(text string) note {
+func (s *store) add(text, link string) note {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.next++
-	n := note{ID: s.next, Text: text}
+	n := note{ID: s.next, Text: text, Link: link}
 	s.notes[n.ID] = n
 	return n
 }

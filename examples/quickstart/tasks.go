@@ -18,10 +18,11 @@ import (
 type Task struct {
 	ID       int        `json:"id" doc:"Assigned by the server." example:"1"`
 	Title    string     `json:"title" validate:"required,minLength=1,maxLength=200" doc:"What to do." example:"Write the report"`
-	Priority string     `json:"priority" validate:"enum=low|normal|high" doc:"low, normal or high; empty means normal." example:"high"`
+	Priority string     `json:"priority" validate:"enum=low|normal|high" doc:"low, normal or high; absent means normal." example:"high"`
 	Assignee string     `json:"assignee,omitempty" validate:"format=email" example:"ada@example.com"`
 	Due      *time.Time `json:"due,omitempty" doc:"RFC 3339 date-time."`
 	Tags     []string   `json:"tags,omitempty" validate:"maxItems=5,minLength=1,maxLength=20"`
+	Link     string     `json:"link,omitempty" validate:"format=url" doc:"An http or https link." example:"https://example.com/report"`
 	Done     bool       `json:"done"`
 }
 
@@ -32,6 +33,7 @@ type TaskInput struct {
 	Assignee string     `json:"assignee,omitempty" validate:"format=email" example:"ada@example.com"`
 	Due      *time.Time `json:"due,omitempty"`
 	Tags     []string   `json:"tags,omitempty" validate:"maxItems=5,minLength=1,maxLength=20"`
+	Link     string     `json:"link,omitempty" validate:"format=url" example:"https://example.com/report"`
 	Done     bool       `json:"done,omitempty"`
 }
 
@@ -70,7 +72,7 @@ type tasks struct {
 }
 
 func (s *tasks) put(id int, in *TaskInput) Task {
-	t := Task{ID: id, Title: in.Title, Priority: in.Priority, Assignee: in.Assignee, Due: in.Due, Tags: in.Tags, Done: in.Done}
+	t := Task{ID: id, Title: in.Title, Priority: in.Priority, Assignee: in.Assignee, Due: in.Due, Tags: in.Tags, Link: in.Link, Done: in.Done}
 	if t.Priority == "" {
 		t.Priority = "normal"
 	}
