@@ -50,14 +50,14 @@ func TestAllocationBudgets(t *testing.T) {
 	app.Get("/fail", func(c *plinth.Ctx) error { return plinth.BadRequest("no") })
 	app.Get("/q", func(c *plinth.Ctx) error { return c.Text(200, c.Query("page")) })
 	api := app.Group("/api")
-	api.UseNative(func(next plinth.HandlerFunc) plinth.HandlerFunc {
+	api.Use(func(next plinth.HandlerFunc) plinth.HandlerFunc {
 		return func(c *plinth.Ctx) error { return next(c) }
 	})
 	api.Get("/users/{id}", func(c *plinth.Ctx) error { return c.Text(200, c.Param("id")) })
 	app.HandleFunc("GET /plain/{id}", func(w http.ResponseWriter, r *http.Request) { _ = r.PathValue("id") })
 	app.HandleFunc("GET /plainstatic", func(w http.ResponseWriter, r *http.Request) {})
 	std := app.Group("/std")
-	std.Use(func(next http.Handler) http.Handler { return next })
+	std.UseHTTP(func(next http.Handler) http.Handler { return next })
 	std.Get("/x", func(c *plinth.Ctx) error { return c.NoContent(204) })
 	app.Build()
 

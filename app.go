@@ -24,7 +24,7 @@ type App struct {
 	Logger *slog.Logger
 
 	// ErrorHandler turns an error returned by a handler into a response. Nil
-	// means the built-in renderer: RFC 9457 problem JSON, where an error that
+	// means DefaultErrorHandler: RFC 9457 problem JSON, where an error that
 	// is not a *Problem becomes a 500 whose text is logged, never sent. It is
 	// only called while nothing has been written; an error after the response
 	// started is logged instead. Read once, at Build.

@@ -141,13 +141,13 @@ func TestBodyLimitAnsweredInsideTheChain(t *testing.T) {
 	app.SetBodyLimit(10)
 	var sawStatus atomic.Int64
 	var handlerRan, errorHandler atomic.Bool
-	app.Use(func(next http.Handler) http.Handler { // a CORS-like header
+	app.UseHTTP(func(next http.Handler) http.Handler { // a CORS-like header
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Access-Control-Allow-Origin", "https://app.example")
 			next.ServeHTTP(w, r)
 		})
 	})
-	app.UseNative(func(next HandlerFunc) HandlerFunc { // an access-log-like layer
+	app.Use(func(next HandlerFunc) HandlerFunc { // an access-log-like layer
 		return func(c *Ctx) error {
 			c.WriteError(next(c))
 			sawStatus.Store(int64(c.Status()))
@@ -156,7 +156,7 @@ func TestBodyLimitAnsweredInsideTheChain(t *testing.T) {
 	})
 	app.ErrorHandler = func(c *Ctx, err error) {
 		errorHandler.Store(true)
-		c.RenderError(err)
+		DefaultErrorHandler(c, err)
 	}
 	app.Post("/in", func(c *Ctx) error {
 		handlerRan.Store(true)
@@ -190,7 +190,7 @@ func TestBodyLimitAnsweredInsideTheChain(t *testing.T) {
 	// error, not the unbounded body.
 	app2 := Bare()
 	app2.SetBodyLimit(10)
-	app2.UseNative(func(next HandlerFunc) HandlerFunc {
+	app2.Use(func(next HandlerFunc) HandlerFunc {
 		return func(c *Ctx) error {
 			if _, err := io.ReadAll(c.Request().Body); err != nil {
 				return err
@@ -278,7 +278,7 @@ func TestMultipartFilesRemoved(t *testing.T) {
 	}
 	app.HandleFunc("POST /plain", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, parsed(r)) })
 	app.Post("/native", func(c *Ctx) error { return c.Text(200, parsed(c.Request())) })
-	app.With(func(next http.Handler) http.Handler {
+	app.WithHTTP(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, CtxFrom(r))))
 		})

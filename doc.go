@@ -48,7 +48,7 @@
 //     problem.go the error renderer.
 //   - layer*.go: the default layer. layer.go holds its four parts as one
 //     implementation and the standalone layers (Recover, RequestID,
-//     SecureHeaders, Timeout); layer_default.go composes them for New;
+//     Security, Timeout); layer_default.go composes them for New;
 //     layer_recover.go, layer_requestid.go, layer_security.go and
 //     layer_timeout.go are the parts.
 //   - server*.go and config.go: the server loop, the connection limit

@@ -42,10 +42,10 @@ func TestMiddlewareOrderAndDeferral(t *testing.T) {
 	v1 := api.Group("/v1", func(g *plinth.Router) {
 		g.Get("/y/{id}", echo("id"))
 	})
-	v1.UseNative(tagNative("v1"))
-	api.Use(tagStd("api"))
-	app.Use(tagStd("app1"))
-	app.UseNative(tagNative("app2"))
+	v1.Use(tagNative("v1"))
+	api.UseHTTP(tagStd("api"))
+	app.UseHTTP(tagStd("app1"))
+	app.Use(tagNative("app2"))
 	app.Get("/top", echo())
 
 	for _, tc := range []struct{ path, trace, body string }{
@@ -62,11 +62,11 @@ func TestMiddlewareOrderAndDeferral(t *testing.T) {
 
 func TestScopeMiddlewareWrapsFallbacksRouteMiddlewareDoesNot(t *testing.T) {
 	app := plinth.Bare()
-	app.Use(tagStd("app"))
+	app.UseHTTP(tagStd("app"))
 	api := app.Group("/api")
-	api.UseNative(tagNative("api"))
-	api.With(tagStd("route")).Get("/x", echo())
-	api.WithNative(tagNative("native-route")).Post("/z", echo())
+	api.Use(tagNative("api"))
+	api.WithHTTP(tagStd("route")).Get("/x", echo())
+	api.With(tagNative("native-route")).Post("/z", echo())
 
 	for _, tc := range []struct {
 		method, path string
@@ -90,14 +90,14 @@ func TestScopeMiddlewareWrapsFallbacksRouteMiddlewareDoesNot(t *testing.T) {
 
 func TestGroupFallbacks(t *testing.T) {
 	app := plinth.Bare()
-	app.NotFound(plinth.HandlerFunc(func(c *plinth.Ctx) error { return c.Text(404, "app 404") }))
+	app.SetNotFound(plinth.HandlerFunc(func(c *plinth.Ctx) error { return c.Text(404, "app 404") }))
 	api := app.Group("/api")
 	api.Get("/x", echo())
-	api.NotFound(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	api.SetNotFound(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(404)
 		w.Write([]byte("api 404"))
 	}))
-	api.MethodNotAllowed(plinth.HandlerFunc(func(c *plinth.Ctx) error {
+	api.SetMethodNotAllowed(plinth.HandlerFunc(func(c *plinth.Ctx) error {
 		return c.Text(405, "api 405 allow="+c.Header().Get("Allow"))
 	}))
 	users := api.Group("/users/{id}") // inherits the api fallbacks
@@ -138,12 +138,12 @@ func TestGroupEmptyPathIsThePrefix(t *testing.T) {
 func TestGroupMisuse(t *testing.T) {
 	for name, f := range map[string]func(app *plinth.App){
 		"relative path":            func(app *plinth.App) { app.Group("/api").Get("users", echo()) },
-		"NotFound on With":         func(app *plinth.App) { app.With(tagStd("x")).NotFound(http.NotFoundHandler()) },
+		"NotFound on With":         func(app *plinth.App) { app.WithHTTP(tagStd("x")).SetNotFound(http.NotFoundHandler()) },
 		"multi wildcard in prefix": func(app *plinth.App) { app.Group("/{x...}") },
 		"unclean prefix":           func(app *plinth.App) { app.Group("/a//b") },
 		"prefix without slash":     func(app *plinth.App) { app.Group("api") },
 		"blank in Get path":        func(app *plinth.App) { app.Get("GET /x", echo()) },
-		"nil middleware":           func(app *plinth.App) { app.Use(nil) },
+		"nil middleware":           func(app *plinth.App) { app.UseHTTP(nil) },
 		"nil handler":              func(app *plinth.App) { app.Get("/x", nil) },
 	} {
 		func() {
@@ -194,14 +194,14 @@ func TestMount(t *testing.T) {
 // request, and the native middleware outside must get the originals back.
 func TestStdMiddlewareAroundNativeHandler(t *testing.T) {
 	app := plinth.Bare()
-	app.UseNative(func(next plinth.HandlerFunc) plinth.HandlerFunc {
+	app.Use(func(next plinth.HandlerFunc) plinth.HandlerFunc {
 		return func(c *plinth.Ctx) error {
 			err := next(c)
 			c.Header().Set("X-After", c.Request().Header.Get("X-Replaced"))
 			return err
 		}
 	})
-	app.Use(func(next http.Handler) http.Handler {
+	app.UseHTTP(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r2 := r.Clone(r.Context())
 			r2.Header.Set("X-Replaced", "yes")
@@ -276,7 +276,7 @@ func TestHandlerFuncInsideMountUsesRequestCtx(t *testing.T) {
 func TestGroupSamePrefixOneScope(t *testing.T) {
 	app := plinth.Bare()
 	secured := app.Group("/api/v1")
-	secured.UseNative(func(next plinth.HandlerFunc) plinth.HandlerFunc {
+	secured.Use(func(next plinth.HandlerFunc) plinth.HandlerFunc {
 		return func(c *plinth.Ctx) error {
 			if c.Request().Header.Get("X-Api-Key") != "k" {
 				return plinth.Unauthorized("API key required")

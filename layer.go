@@ -12,7 +12,7 @@ const (
 
 // parts is the work of the default layer, in one implementation composed
 // two ways: New puts all four parts around every route and fallback as one
-// function (see defaultStack), and Recover, RequestID, SecureHeaders and
+// function (see defaultStack), and Recover, RequestID, Security and
 // Timeout are each one part alone, for a Bare App or a group that chooses
 // and orders them itself. A nil or zero field leaves its part out.
 type parts struct {
@@ -73,11 +73,11 @@ func RequestID() Middleware {
 	return (&parts{ids: ids}).layer()
 }
 
-// SecureHeaders returns a layer that writes h on every response from values
+// Security returns a layer that writes h on every response from values
 // rendered once, here; an empty value is skipped. Strict-Transport-Security
 // is sent only when Ctx.Secure (TLS, or a trusted proxy reporting HTTPS).
 // Pass HelmetHeaders() for New's set. No allocation per request.
-func SecureHeaders(h SecurityHeaders) Middleware { return (&parts{sec: renderSecurity(h)}).layer() }
+func Security(h SecurityHeaders) Middleware { return (&parts{sec: renderSecurity(h)}).layer() }
 
 // Timeout returns a layer that bounds the rest of the chain by d, as New's
 // handler timeout does (see App.HandlerTimeout): at the deadline the

@@ -239,8 +239,8 @@ func TestSecurityHeaderPresetsAndOverrides(t *testing.T) {
 	admin.SetSecurityHeaders(plinth.OWASPHeaders())
 	admin.Get("/x", func(c *plinth.Ctx) error { return c.NoContent(204) })
 	api := app.Group("/api")
-	api.SecurityHeader("Content-Security-Policy", "default-src 'none'")
-	api.SecurityHeader("X-Frame-Options", "") // removed
+	api.SetSecurityHeader("Content-Security-Policy", "default-src 'none'")
+	api.SetSecurityHeader("X-Frame-Options", "") // removed
 	api.Get("/nonce", func(c *plinth.Ctx) error { return c.Text(200, c.CSPNonce()) })
 	inner := api.Group("/v1") // inherits api's edits
 	inner.Get("/y", func(c *plinth.Ctx) error { return c.NoContent(204) })

@@ -71,10 +71,10 @@ func (rt *Router) SetSecurityHeaders(h SecurityHeaders) {
 	rt.security = append(rt.security, securityEdit{set: maps.Clone(h)})
 }
 
-// SecurityHeader overrides one security header for this scope and the groups
+// SetSecurityHeader overrides one security header for this scope and the groups
 // below it; an empty value removes it. For example
-// api.SecurityHeader("Content-Security-Policy", "default-src 'none'").
-func (rt *Router) SecurityHeader(name, value string) {
+// api.SetSecurityHeader("Content-Security-Policy", "default-src 'none'").
+func (rt *Router) SetSecurityHeader(name, value string) {
 	rt.app.mustBeOpen()
 	rt.security = append(rt.security, securityEdit{name: name, value: value})
 }

@@ -24,7 +24,7 @@ var fourHeaders = plinth.SecurityHeaders{
 func layeredApp(logs *bytes.Buffer) *plinth.App {
 	app := plinth.Bare()
 	app.Logger = slog.New(slog.NewTextHandler(logs, nil))
-	app.UseNative(plinth.Recover(), plinth.RequestID(), plinth.SecureHeaders(fourHeaders), plinth.Timeout(time.Minute))
+	app.Use(plinth.Recover(), plinth.RequestID(), plinth.Security(fourHeaders), plinth.Timeout(time.Minute))
 	app.Get("/ok", func(c *plinth.Ctx) error { return c.Text(200, c.RequestID()) })
 	app.Get("/boom", func(c *plinth.Ctx) error { panic("kaboom") })
 	app.Get("/deadline", func(c *plinth.Ctx) error {
@@ -76,7 +76,7 @@ func TestStandaloneLayers(t *testing.T) {
 func TestNestedTimeouts(t *testing.T) {
 	app := timeoutApp(time.Hour)
 	inner := app.Group("/short")
-	inner.UseNative(plinth.Timeout(30 * time.Millisecond))
+	inner.Use(plinth.Timeout(30 * time.Millisecond))
 	inner.Get("/wait", func(c *plinth.Ctx) error {
 		<-c.Context().Done()
 		if !errors.Is(c.Context().Err(), context.DeadlineExceeded) {
@@ -90,7 +90,7 @@ func TestNestedTimeouts(t *testing.T) {
 	})
 	outerShort := timeoutApp(30 * time.Millisecond)
 	long := outerShort.Group("/long")
-	long.UseNative(plinth.Timeout(time.Hour))
+	long.Use(plinth.Timeout(time.Hour))
 	long.Get("/wait", func(c *plinth.Ctx) error {
 		<-c.Context().Done() // must end at the outer 30ms deadline
 		return nil
@@ -120,11 +120,11 @@ func TestStandaloneLayerAllocations(t *testing.T) {
 	}{
 		{"Recover", plinth.Recover(), 0},
 		{"RequestID", plinth.RequestID(), 1},
-		{"SecureHeaders", plinth.SecureHeaders(fourHeaders), 0},
+		{"Security", plinth.Security(fourHeaders), 0},
 		{"Timeout", plinth.Timeout(time.Minute), 1},
 	} {
 		app := plinth.Bare()
-		app.UseNative(tc.layer)
+		app.Use(tc.layer)
 		app.Get("/", hello)
 		measure := func(a *plinth.App) float64 {
 			req := httptest.NewRequest("GET", "/", nil)

@@ -221,7 +221,7 @@ func TestTimeoutDeadlineEverywhere(t *testing.T) {
 		w.WriteHeader(204)
 	})
 	mw := app.Group("/mw")
-	mw.Use(func(next http.Handler) http.Handler {
+	mw.UseHTTP(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxTestKey{}, "v")))
 		})

@@ -54,8 +54,8 @@ func Unauthorized(detail string) *Problem { return Error(http.StatusUnauthorized
 // Forbidden returns a 403 Problem.
 func Forbidden(detail string) *Problem { return Error(http.StatusForbidden, detail) }
 
-// NotFoundError returns a 404 Problem.
-func NotFoundError(detail string) *Problem { return Error(http.StatusNotFound, detail) }
+// NotFound returns a 404 Problem.
+func NotFound(detail string) *Problem { return Error(http.StatusNotFound, detail) }
 
 // Conflict returns a 409 Problem.
 func Conflict(detail string) *Problem { return Error(http.StatusConflict, detail) }
@@ -264,7 +264,7 @@ func (c *Ctx) handleError(err error) {
 		c.t.onError(c, err)
 		return
 	}
-	c.RenderError(err)
+	DefaultErrorHandler(c, err)
 }
 
 // StatusClientClosedRequest is the status Plinth records (and access logs
@@ -272,8 +272,9 @@ func (c *Ctx) handleError(err error) {
 // nginx does: nobody receives the response.
 const StatusClientClosedRequest = 499
 
-// RenderError writes err with the built-in renderer, for custom
-// ErrorHandlers that want to fall back to it:
+// DefaultErrorHandler is the built-in error renderer, the one an App uses
+// when its ErrorHandler is nil; a custom ErrorHandler calls it to fall back
+// to it. It writes err as:
 //   - a failure to read the request body (*BodyError, whatever wraps it):
 //     413 for a body over its limit (*http.MaxBytesError), 408 for a body
 //     that arrived too slowly (os.ErrDeadlineExceeded: Config.BodyReadTimeout
@@ -291,7 +292,7 @@ const StatusClientClosedRequest = 499
 // (Problem.Wrap), is logged with its cause; a deliberate 5xx without a cause
 // (a 503 from load shedding or maintenance mode) is not, so that refusals
 // under overload do not flood the log.
-func (c *Ctx) RenderError(err error) {
+func DefaultErrorHandler(c *Ctx, err error) {
 	if be, ok := errors.AsType[*BodyError](err); ok {
 		c.renderBodyError(be)
 		return

@@ -35,7 +35,7 @@ func TestErrorRendering(t *testing.T) {
 		return plinth.Error(http.StatusConflict, `name "x" <taken>`).With("field", "name").With("status", "ignored")
 	})
 	app.Get("/wrapped", func(c *plinth.Ctx) error {
-		return fmt.Errorf("saving: %w", plinth.NotFoundError("no such user").Wrap(secret))
+		return fmt.Errorf("saving: %w", plinth.NotFound("no such user").Wrap(secret))
 	})
 	app.Get("/unknown", func(c *plinth.Ctx) error { return secret })
 	app.Get("/typed", func(c *plinth.Ctx) error {
@@ -104,7 +104,7 @@ func TestCustomErrorHandler(t *testing.T) {
 			_ = c.Text(418, "custom teapot")
 			return
 		}
-		c.RenderError(err)
+		plinth.DefaultErrorHandler(c, err)
 	}
 	app.Get("/tea", func(c *plinth.Ctx) error { return plinth.Error(418, "") })
 	app.Get("/other", func(c *plinth.Ctx) error { return plinth.BadRequest("nope") })
@@ -225,7 +225,7 @@ func TestContextErrorsLoggedOnce(t *testing.T) {
 			return fmt.Errorf("query: %w", c.Context().Err())
 		}
 		app.Get("/wait", wait)
-		app.With(viaStd).Get("/wait-std", wait)
+		app.WithHTTP(viaStd).Get("/wait-std", wait)
 		app.Get("/own-deadline", func(c *plinth.Ctx) error {
 			ctx, cancel := context.WithTimeout(c.Context(), time.Millisecond)
 			defer cancel()

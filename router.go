@@ -38,8 +38,9 @@ type middleware struct {
 }
 
 // Middleware is the native middleware form. It wraps a HandlerFunc and adds no
-// allocation of its own unless it makes one; prefer it on hot paths. Standard
-// func(http.Handler) http.Handler middleware is accepted by Use too.
+// allocation of its own unless it makes one; prefer it on hot paths. Use and
+// With take it; UseHTTP and WithHTTP take standard func(http.Handler)
+// http.Handler middleware.
 type Middleware func(next HandlerFunc) HandlerFunc
 
 // Handle registers h for pattern, in Go 1.22 ServeMux syntax:
@@ -208,49 +209,51 @@ func (rt *Router) Prefix() string { return rt.prefix }
 // App returns the App this router belongs to.
 func (rt *Router) App() *App { return rt.app }
 
-// With returns a group without a prefix whose middleware wraps only the
-// routes registered through it (route-level middleware): matched routes, never
-// the 404 or 405 answers.
-func (rt *Router) With(mw ...func(http.Handler) http.Handler) *Router {
+// With returns a group without a prefix whose native middleware wraps only
+// the routes registered through it (route-level middleware): matched routes,
+// never the 404 or 405 answers.
+func (rt *Router) With(mw ...Middleware) *Router {
 	g := rt.Group("")
 	g.Use(mw...)
 	return g
 }
 
-// WithNative is With for native middleware.
-func (rt *Router) WithNative(mw ...Middleware) *Router {
+// WithHTTP is With for standard func(http.Handler) http.Handler middleware.
+func (rt *Router) WithHTTP(mw ...func(http.Handler) http.Handler) *Router {
 	g := rt.Group("")
-	g.UseNative(mw...)
+	g.UseHTTP(mw...)
 	return g
 }
 
-// Use appends standard middleware to this scope. It wraps every route of the
-// scope and of the groups below it, whenever they are registered, and, on the
-// App and on prefixed groups, also the scope's fallback answers (404, 405,
-// automatic OPTIONS and path redirects). Middleware runs in the order of Use
-// calls, the App's first, then each group's down to the route.
-//
-// A standard middleware costs what it allocates plus, once per request, the
-// two allocations that put the Ctx into the request's context so that native
-// handlers inside it can find it. UseNative costs neither.
-func (rt *Router) Use(mw ...func(http.Handler) http.Handler) {
+// Use appends native middleware (see Middleware) to this scope. It wraps
+// every route of the scope and of the groups below it, whenever they are
+// registered, and, on the App and on prefixed groups, also the scope's
+// fallback answers (404, 405, automatic OPTIONS and path redirects).
+// Middleware runs in the order it was added (Use and UseHTTP alike), the
+// App's first, then each group's down to the route. Native middleware adds
+// no allocation of its own.
+func (rt *Router) Use(mw ...Middleware) {
 	rt.app.mustBeOpen()
 	for _, m := range mw {
 		if m == nil {
 			panic("plinth: Use(nil)")
 		}
-		rt.mws = append(rt.mws, middleware{std: m})
+		rt.mws = append(rt.mws, middleware{native: m})
 	}
 }
 
-// UseNative appends native middleware to this scope; see Use for the scope.
-func (rt *Router) UseNative(mw ...Middleware) {
+// UseHTTP appends standard func(http.Handler) http.Handler middleware to
+// this scope, with the scope and order of Use. A standard middleware costs
+// what it allocates plus, once per request, the two allocations that put the
+// Ctx into the request's context so that native handlers inside it can find
+// it.
+func (rt *Router) UseHTTP(mw ...func(http.Handler) http.Handler) {
 	rt.app.mustBeOpen()
 	for _, m := range mw {
 		if m == nil {
-			panic("plinth: UseNative(nil)")
+			panic("plinth: UseHTTP(nil)")
 		}
-		rt.mws = append(rt.mws, middleware{native: m})
+		rt.mws = append(rt.mws, middleware{std: m})
 	}
 }
 
@@ -296,19 +299,19 @@ func (rt *Router) SetHandlerTimeout(d time.Duration) {
 	rt.handlerTimeout = d
 }
 
-// NotFound sets the handler for requests in this scope that match no route.
+// SetNotFound sets the handler for requests in this scope that match no route.
 // The default answers 404 with an RFC 9457 problem JSON body. It panics on a
 // group without a prefix, which has no scope of its own.
-func (rt *Router) NotFound(h http.Handler) {
-	rt.mustHaveScope("NotFound")
+func (rt *Router) SetNotFound(h http.Handler) {
+	rt.mustHaveScope("SetNotFound")
 	rt.notFound = h
 }
 
-// MethodNotAllowed sets the handler for requests in this scope whose path
+// SetMethodNotAllowed sets the handler for requests in this scope whose path
 // matches routes but whose method does not. The Allow header is set before it
 // runs. The default answers 405 with a problem JSON body.
-func (rt *Router) MethodNotAllowed(h http.Handler) {
-	rt.mustHaveScope("MethodNotAllowed")
+func (rt *Router) SetMethodNotAllowed(h http.Handler) {
+	rt.mustHaveScope("SetMethodNotAllowed")
 	rt.methodNotAllowed = h
 }
 

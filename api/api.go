@@ -250,7 +250,7 @@ func (g *Group) Group(prefix string, fn ...func(*Group)) *Group {
 	return newGroup(g.api, g.router, g.prefix, prefix, fn)
 }
 
-// Router returns the plinth group behind g, for middleware (UseNative),
+// Router returns the plinth group behind g, for middleware (Use),
 // fallbacks and plain routes under the same prefix.
 func (g *Group) Router() *plinth.Router { return g.router }
 

@@ -134,7 +134,7 @@ func newTestAPI(t testing.TB) (*plinth.App, *api.API) {
 	api.Register(a, api.Operation{Method: "GET", Path: "/things/{id}"},
 		func(ctx context.Context, in *getIn) (*getOut, error) {
 			if in.ID == 404 {
-				return nil, plinth.NotFoundError("no such thing")
+				return nil, plinth.NotFound("no such thing")
 			}
 			if in.ID == 500 {
 				return nil, errors.New("secret failure")
@@ -152,7 +152,7 @@ func newTestAPI(t testing.TB) (*plinth.App, *api.API) {
 			return o, nil
 		})
 	a.Group("/v1", func(g *api.Group) {
-		g.Router().UseNative(func(next plinth.HandlerFunc) plinth.HandlerFunc {
+		g.Router().Use(func(next plinth.HandlerFunc) plinth.HandlerFunc {
 			return func(c *plinth.Ctx) error { c.Header().Set("X-Group", "v1"); return next(c) }
 		})
 		api.Register(g, api.Operation{Method: "DELETE", Path: "/things/{id}"},

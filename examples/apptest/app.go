@@ -16,13 +16,13 @@ import (
 // test serves requests to a fresh one.
 func NewApp() *plinth.App {
 	app := plinth.New()
-	app.UseNative(Version("1"))
+	app.Use(Version("1"))
 	app.Get("/hello/{name}", func(c *plinth.Ctx) error {
 		return c.Text(http.StatusOK, "Hello, "+c.Param("name")+"!")
 	})
 	app.Get("/users/{id}", func(c *plinth.Ctx) error {
 		if c.Param("id") != "1" {
-			return plinth.NotFoundError("no user " + c.Param("id"))
+			return plinth.NotFound("no user " + c.Param("id"))
 		}
 		return c.JSON(http.StatusOK, map[string]string{"id": "1", "name": "Ada"})
 	})

@@ -30,7 +30,7 @@ func TestAppBuilds(t *testing.T) {
 // Middleware can be tested alone on plinth.Bare(), an App that only routes.
 func TestVersion(t *testing.T) {
 	app := plinth.Bare()
-	app.UseNative(Version("7"))
+	app.Use(Version("7"))
 	app.Get("/", func(c *plinth.Ctx) error { return c.NoContent(http.StatusNoContent) })
 	rec := httptest.NewRecorder()
 	app.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))

@@ -30,9 +30,9 @@ func newApp(s *store) *plinth.App {
 		Description: "Notes (plain handlers) and tasks (typed operations with validation)."})
 	group := doc.Group("/api", registerTasks)
 	r := group.Router()
-	r.UseNative(apiVersion)
-	r.NotFound(plinth.HandlerFunc(func(c *plinth.Ctx) error {
-		return plinth.NotFoundError("no API endpoint at " + c.Request().URL.Path + "; try /api/notes")
+	r.Use(apiVersion)
+	r.SetNotFound(plinth.HandlerFunc(func(c *plinth.Ctx) error {
+		return plinth.NotFound("no API endpoint at " + c.Request().URL.Path + "; try /api/notes")
 	}))
 	r.Get("/notes", listNotes)
 	small := r.Group("") // notes are short: a 64 KiB body limit (413 beyond it)
