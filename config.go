@@ -273,6 +273,14 @@ func (c *Config) readEnv(e *envReader) {
 // withDefaults fills zero fields with the defaults, turns "off" markers
 // (negative values) into 0 and checks what is left, adding to e's errors.
 func (c Config) withDefaults(e *envReader) Config {
+	c.fillDefaults()
+	c.check(e)
+	return c
+}
+
+// fillDefaults fills zero fields with the defaults and turns "off" markers
+// (negative values) into 0.
+func (c *Config) fillDefaults() {
 	def := func(d *time.Duration, v time.Duration) {
 		switch {
 		case *d == 0:
@@ -296,10 +304,6 @@ func (c Config) withDefaults(e *envReader) Config {
 	if c.MaxHeaderBytes <= 0 {
 		c.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
-	if c.MaxHeaderBytes <= headerSlack {
-		e.fail("PLINTH_MAX_HEADER_BYTES (MaxHeaderBytes) %d: must be more than %d bytes (net/http reads %d bytes past its own limit, which Plinth lowers by as much)",
-			c.MaxHeaderBytes, headerSlack, headerSlack)
-	}
 	switch {
 	case c.MaxBodyBytes == 0:
 		c.MaxBodyBytes = DefaultMaxBodyBytes
@@ -318,6 +322,14 @@ func (c Config) withDefaults(e *envReader) Config {
 	if c.ReadinessPath == "" {
 		c.ReadinessPath = "/readyz"
 	}
+}
+
+// check adds to e's errors what the filled configuration cannot be.
+func (c *Config) check(e *envReader) {
+	if c.MaxHeaderBytes <= headerSlack {
+		e.fail("PLINTH_MAX_HEADER_BYTES (MaxHeaderBytes) %d: must be more than %d bytes (net/http reads %d bytes past its own limit, which Plinth lowers by as much)",
+			c.MaxHeaderBytes, headerSlack, headerSlack)
+	}
 	for _, probe := range [...]struct{ name, path string }{
 		{"PLINTH_LIVENESS_PATH (LivenessPath)", c.LivenessPath},
 		{"PLINTH_READINESS_PATH (ReadinessPath)", c.ReadinessPath},
@@ -332,7 +344,6 @@ func (c Config) withDefaults(e *envReader) Config {
 	if c.ReusePort < 0 {
 		e.fail("PLINTH_REUSE_PORT (ReusePort) %d is negative", c.ReusePort)
 	}
-	return c
 }
 
 // headerSlack is what net/http reads past Server.MaxHeaderBytes before it
