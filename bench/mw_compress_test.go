@@ -2,7 +2,7 @@ package bench
 
 // Benchmarks of the response compression middleware
 // (github.com/plinth-go/plinth/middleware/compress), installed with
-// UseNative on plinth.Bare() around one GET route that sends a 4 KiB JSON
+// Use on plinth.Bare() around one GET route that sends a 4 KiB JSON
 // document, once per coding the client asks for (br, zstd, gzip) and once
 // with no Accept-Encoding (the pass-through path); BenchmarkCompress/baseline
 // is the same route without the middleware. Each reports the body size the
@@ -48,11 +48,11 @@ var compressJSON = func() []byte {
 }()
 
 // compressApp returns a Bare App serving body as contentType at GET /,
-// through the compression middleware built with opts when with is set.
-func compressApp(with bool, body []byte, contentType string, opts ...compress.Option) *plinth.App {
+// through the compression middleware built with cfg when with is set.
+func compressApp(with bool, body []byte, contentType string, cfg compress.Config) *plinth.App {
 	app := plinth.Bare()
 	if with {
-		app.UseNative(compress.New(opts...))
+		app.Use(compress.New(cfg))
 	}
 	ct := []string{contentType}
 	app.Get("/", func(c *plinth.Ctx) error {
@@ -104,7 +104,7 @@ func BenchmarkCompress(b *testing.B) {
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
-			benchCompressed(b, compressApp(tc.with, compressJSON, "application/json"), tc.ae, tc.coding, compressJSON)
+			benchCompressed(b, compressApp(tc.with, compressJSON, "application/json", compress.Config{}), tc.ae, tc.coding, compressJSON)
 		})
 	}
 }
@@ -133,8 +133,10 @@ func BenchmarkCompressLevels(b *testing.B) {
 	for _, body := range bodies {
 		for _, l := range levels {
 			b.Run(fmt.Sprintf("%s/%s-level%d", body.name, l.coding, l.level), func(b *testing.B) {
-				app := compressApp(true, body.body, body.contentType,
-					compress.WithEncodings(l.coding), compress.WithLevel(l.coding, l.level))
+				app := compressApp(true, body.body, body.contentType, compress.Config{
+					Encodings: []string{l.coding},
+					Levels:    map[string]int{l.coding: l.level},
+				})
 				benchCompressed(b, app, l.coding, l.coding, body.body)
 			})
 		}

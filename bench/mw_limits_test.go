@@ -1,9 +1,9 @@
 package bench
 
-// Benchmarks of the limit middleware of package middleware (ConcurrencyLimit,
-// RateLimit, Maintenance), each installed with UseNative on plinth.Bare()
-// serving one minimal GET route ("Hello, World!"), so that the figure over
-// BenchmarkLimits/baseline is the middleware's own cost. Run:
+// Benchmarks of the limit middleware of package middleware
+// (ConcurrencyLimiter, RateLimiter, Maintenance), each installed with Use on
+// plinth.Bare() serving one minimal GET route ("Hello, World!"), so that the
+// figure over BenchmarkLimits/baseline is the middleware's own cost. Run:
 //
 //	cd bench && go test -run '^$' -bench 'Limits' -benchmem -benchtime 200ms -count 5
 //
@@ -29,7 +29,7 @@ func limitsApp(mw plinth.Middleware) *plinth.App {
 	// timing.
 	app.Logger = slog.New(slog.DiscardHandler)
 	if mw != nil {
-		app.UseNative(mw)
+		app.Use(mw)
 	}
 	app.Get("/", func(c *plinth.Ctx) error { return c.Text(http.StatusOK, suite.Hello) })
 	app.Build()
@@ -74,17 +74,17 @@ var alwaysAllowed = middleware.Limit{Rate: 1_000_000_000, Per: time.Second, Burs
 func BenchmarkLimits(b *testing.B) {
 	b.Run("baseline", func(b *testing.B) { benchLimits(b, nil, 200) })
 	b.Run("concurrency", func(b *testing.B) {
-		benchLimits(b, middleware.ConcurrencyLimit(middleware.ConcurrencyLimitConfig{Max: 64}).Middleware(), 200)
+		benchLimits(b, middleware.NewConcurrencyLimiter(middleware.ConcurrencyLimiterConfig{Max: 64}).Middleware(), 200)
 	})
 	b.Run("concurrency-shed", func(b *testing.B) {
 		// Max 1 with the only slot held: every request is refused at once.
-		l := middleware.ConcurrencyLimit(middleware.ConcurrencyLimitConfig{Max: 1, MaxWait: -1})
+		l := middleware.NewConcurrencyLimiter(middleware.ConcurrencyLimiterConfig{Max: 1, MaxWait: -1})
 		hold := make(chan struct{})
 		app := limitsApp(l.Middleware())
 		held := make(chan struct{})
 		go func() {
 			app2 := plinth.Bare()
-			app2.UseNative(l.Middleware())
+			app2.Use(l.Middleware())
 			app2.Get("/", func(c *plinth.Ctx) error { close(held); <-hold; return nil })
 			app2.ServeHTTP(suite.NewResponseWriter(false), httptest.NewRequest("GET", "/", nil))
 		}()
@@ -104,14 +104,14 @@ func BenchmarkLimits(b *testing.B) {
 		}
 	})
 	b.Run("ratelimit", func(b *testing.B) {
-		benchLimits(b, middleware.RateLimit(middleware.RateLimitConfig{Limit: alwaysAllowed}).Middleware(), 200)
+		benchLimits(b, middleware.NewRateLimiter(middleware.RateLimiterConfig{Limit: alwaysAllowed}).Middleware(), 200)
 	})
 	b.Run("ratelimit-noheaders", func(b *testing.B) {
-		benchLimits(b, middleware.RateLimit(middleware.RateLimitConfig{Limit: alwaysAllowed, OmitHeaders: true}).Middleware(), 200)
+		benchLimits(b, middleware.NewRateLimiter(middleware.RateLimiterConfig{Limit: alwaysAllowed, OmitHeaders: true}).Middleware(), 200)
 	})
 	b.Run("ratelimit-refused", func(b *testing.B) {
 		lim := middleware.Limit{Rate: 1, Per: time.Hour, Burst: 1}
-		benchLimits(b, middleware.RateLimit(middleware.RateLimitConfig{Limit: lim}).Middleware(), 429)
+		benchLimits(b, middleware.NewRateLimiter(middleware.RateLimiterConfig{Limit: lim}).Middleware(), 429)
 	})
 	b.Run("maintenance-off", func(b *testing.B) {
 		benchLimits(b, middleware.NewMaintenance(middleware.MaintenanceConfig{}).Middleware(), 200)
@@ -123,9 +123,9 @@ func BenchmarkLimits(b *testing.B) {
 	})
 	b.Run("parallel/baseline", func(b *testing.B) { benchLimitsParallel(b, nil, 200) })
 	b.Run("parallel/concurrency", func(b *testing.B) {
-		benchLimitsParallel(b, middleware.ConcurrencyLimit(middleware.ConcurrencyLimitConfig{Max: 64}).Middleware(), 200)
+		benchLimitsParallel(b, middleware.NewConcurrencyLimiter(middleware.ConcurrencyLimiterConfig{Max: 64}).Middleware(), 200)
 	})
 	b.Run("parallel/ratelimit", func(b *testing.B) {
-		benchLimitsParallel(b, middleware.RateLimit(middleware.RateLimitConfig{Limit: alwaysAllowed}).Middleware(), 200)
+		benchLimitsParallel(b, middleware.NewRateLimiter(middleware.RateLimiterConfig{Limit: alwaysAllowed}).Middleware(), 200)
 	})
 }

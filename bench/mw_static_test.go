@@ -47,7 +47,7 @@ func BenchmarkETag(b *testing.B) {
 	build := func(mw bool) *plinth.App {
 		app := plinth.Bare()
 		if mw {
-			app.UseNative(middleware.ETag())
+			app.Use(middleware.ETag(middleware.ETagConfig{}))
 		}
 		app.Get("/", func(c *plinth.Ctx) error {
 			return c.Bytes(http.StatusOK, "application/json", staticJSON2K)
@@ -102,8 +102,8 @@ func BenchmarkStaticFile(b *testing.B) {
 		name string
 		app  *plinth.App
 	}{
-		{"dirfs", mount(middleware.Static(os.DirFS(dir)))},
-		{"mapfs", mount(middleware.Static(mapfs))},
+		{"dirfs", mount(middleware.NewStatic(os.DirFS(dir), middleware.StaticConfig{}))},
+		{"mapfs", mount(middleware.NewStatic(mapfs, middleware.StaticConfig{}))},
 		{"std-fileserver", mount(http.FileServerFS(os.DirFS(dir)))},
 	} {
 		rec := httptest.NewRecorder()

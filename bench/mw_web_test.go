@@ -1,7 +1,7 @@
 package bench
 
 // Benchmarks of the web middleware of package middleware (CORS, RealIP,
-// AccessLog), each installed with UseNative on plinth.Bare() serving one
+// AccessLog), each installed with Use on plinth.Bare() serving one
 // minimal GET route ("Hello, World!"), so that the figure over
 // BenchmarkWebBaseline is the middleware's own cost. Run:
 //
@@ -29,7 +29,7 @@ import (
 func benchWeb(b *testing.B, app *plinth.App, mw plinth.Middleware, req *http.Request, status int) {
 	b.Helper()
 	if mw != nil {
-		app.UseNative(mw)
+		app.Use(mw)
 	}
 	app.Get("/", func(c *plinth.Ctx) error { return c.Text(http.StatusOK, suite.Hello) })
 	app.Build()
@@ -125,7 +125,7 @@ func BenchmarkAccessLog(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			req := webRequest("GET", "User-Agent", "bench/1")
 			req.RemoteAddr = "192.0.2.1:1234"
-			benchWeb(b, plinth.Bare(), middleware.AccessLog(tc.logger), req, 200)
+			benchWeb(b, plinth.Bare(), middleware.AccessLog(middleware.AccessLogConfig{Logger: tc.logger}), req, 200)
 		})
 	}
 }

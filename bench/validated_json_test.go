@@ -79,10 +79,7 @@ func TestValidatedJSONRejects(t *testing.T) {
 // struct: go test -run '^$' -bench Validator -benchtime 200ms -count 5
 func BenchmarkValidator(b *testing.B) {
 	b.Run("plinth-api", func(b *testing.B) {
-		c, err := api.NewChecker[validated.User](nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		c := api.NewChecker[validated.User](api.Config{})
 		u := validated.User{Name: "Ada Lovelace", Email: "ada@example.com", Age: 36, Role: "admin", Code: "ABC"}
 		if errs := c.Check(nil, &u); errs != nil {
 			b.Fatal(errs)

@@ -8,53 +8,44 @@ import (
 	"github.com/plinth-go/plinth"
 )
 
-// AccessLogOption configures AccessLog.
-type AccessLogOption func(*accessLog)
+// AccessLogConfig configures AccessLog. Its zero value is the default: a
+// record at Info for every answer below 500 and at Error for 5xx, through
+// slog.Default(), with message "request" and no user agent or referer.
+type AccessLogConfig struct {
+	// Logger receives the records. Nil means slog.Default(), looked up
+	// when AccessLog is called.
+	Logger *slog.Logger
 
-// AccessLogLevel sets the level of the record of a request answered below
-// 400. Default slog.LevelInfo.
-func AccessLogLevel(l slog.Level) AccessLogOption {
-	return func(a *accessLog) { a.level = l }
-}
+	// Level is the level of the record of a request answered below 400.
+	// Nil means slog.LevelInfo. Like ClientErrorLevel and
+	// ServerErrorLevel, it is read once, by AccessLog: a *slog.LevelVar
+	// changed later is not seen (the logger's own handler level is, on
+	// every request).
+	Level slog.Leveler
 
-// AccessLogClientErrorLevel sets the level of the record of a 4xx answer.
-// Default: the AccessLogLevel (Info), since client errors are the client's
-// problem and an attacker could otherwise flood the error log.
-func AccessLogClientErrorLevel(l slog.Level) AccessLogOption {
-	return func(a *accessLog) { a.clientErr, a.clientErrSet = l, true }
-}
+	// ClientErrorLevel is the level of the record of a 4xx answer. Nil
+	// means Level (Info by default): client errors are the client's
+	// problem, and an attacker could otherwise flood the error log.
+	ClientErrorLevel slog.Leveler
 
-// AccessLogServerErrorLevel sets the level of the record of a 5xx answer.
-// Default slog.LevelError.
-func AccessLogServerErrorLevel(l slog.Level) AccessLogOption {
-	return func(a *accessLog) { a.serverErr = l }
-}
+	// ServerErrorLevel is the level of the record of a 5xx answer. Nil
+	// means slog.LevelError.
+	ServerErrorLevel slog.Leveler
 
-// AccessLogMessage sets the record's message. Default "request".
-func AccessLogMessage(msg string) AccessLogOption {
-	return func(a *accessLog) { a.msg = msg }
-}
+	// Message is the record's message. "" means "request".
+	Message string
 
-// AccessLogUserAgent adds the request's User-Agent as "user_agent". Default
-// off.
-func AccessLogUserAgent() AccessLogOption {
-	return func(a *accessLog) { a.userAgent = true }
-}
+	// UserAgent adds the request's User-Agent as "user_agent". Default
+	// off.
+	UserAgent bool
 
-// AccessLogReferer adds the request's Referer as "referer". Default off.
-func AccessLogReferer() AccessLogOption {
-	return func(a *accessLog) { a.referer = true }
-}
-
-// accessLogClock replaces time.Now, for tests.
-func accessLogClock(now func() time.Time) AccessLogOption {
-	return func(a *accessLog) { a.now = now }
+	// Referer adds the request's Referer as "referer". Default off.
+	Referer bool
 }
 
 type accessLog struct {
 	logger                      *slog.Logger
 	level, clientErr, serverErr slog.Level
-	clientErrSet                bool
 	top                         slog.Level // the highest of the three
 	msg                         string
 	userAgent, referer          bool
@@ -62,14 +53,15 @@ type accessLog struct {
 }
 
 // AccessLog returns middleware that logs one record per request through
-// logger (nil: slog.Default()), after the response: message "request" with
-// the attributes method, pattern (the route pattern, "" for a fallback
-// answer such as a 404), path (without the query, which often carries
-// tokens), status, bytes (body bytes written), duration, request_id (when
-// there is one), client_ip (c.ClientIP(): the peer, or the forwarded client
-// behind App.TrustedProxies) and, when enabled, user_agent and referer.
-// Levels: Info below 400, Info for 4xx, Error for 5xx by default; see the
-// options.
+// cfg.Logger (nil: slog.Default()), after the response: message "request"
+// (cfg.Message) with the attributes method, pattern (the route pattern, ""
+// for a fallback answer such as a 404), path (without the query, which
+// often carries tokens), status, bytes (body bytes written), duration,
+// request_id (when there is one), client_ip (c.ClientIP(): the peer, or the
+// forwarded client behind App.TrustedProxies) and, when enabled
+// (cfg.UserAgent, cfg.Referer), user_agent and referer. Levels: Info below
+// 400, Info for 4xx, Error for 5xx by default; see AccessLogConfig. No
+// configuration is invalid.
 //
 // To log the final status, AccessLog renders an error returned by the rest
 // of the chain itself (c.WriteError: a returned 404 problem is logged as
@@ -79,7 +71,7 @@ type accessLog struct {
 // job of New's default layer, which is outermost (it wraps every scope
 // middleware, AccessLog included) and logs the panic with the request ID.
 //
-// Install it with UseNative on the App so that 404, 405 and OPTIONS answers
+// Install it with Use on the App so that 404, 405 and OPTIONS answers
 // are logged too. When the logger is not enabled for the highest of the
 // three levels (checked with Logger.Enabled before the request runs; slog
 // handlers enable every level above their minimum) it costs nothing: no
@@ -93,19 +85,38 @@ type accessLog struct {
 // and the handler's formatting. Measured figures, with the command that
 // produces them: docs/middleware.md, "Measured cost of CORS, Real IP and
 // Access log".
-func AccessLog(logger *slog.Logger, opts ...AccessLogOption) plinth.Middleware {
-	a := &accessLog{logger: logger, level: slog.LevelInfo, serverErr: slog.LevelError, msg: "request", now: time.Now}
+func AccessLog(cfg AccessLogConfig) plinth.Middleware {
+	return newAccessLog(cfg, time.Now).middleware
+}
+
+// newAccessLog applies cfg's defaults; now replaces time.Now in tests.
+func newAccessLog(cfg AccessLogConfig, now func() time.Time) *accessLog {
+	a := &accessLog{
+		logger:    cfg.Logger,
+		level:     levelOr(cfg.Level, slog.LevelInfo),
+		serverErr: levelOr(cfg.ServerErrorLevel, slog.LevelError),
+		msg:       cfg.Message,
+		userAgent: cfg.UserAgent,
+		referer:   cfg.Referer,
+		now:       now,
+	}
+	a.clientErr = levelOr(cfg.ClientErrorLevel, a.level)
 	if a.logger == nil {
 		a.logger = slog.Default()
 	}
-	for _, o := range opts {
-		o(a)
-	}
-	if !a.clientErrSet {
-		a.clientErr = a.level
+	if a.msg == "" {
+		a.msg = "request"
 	}
 	a.top = max(a.level, a.clientErr, a.serverErr)
-	return a.middleware
+	return a
+}
+
+// levelOr returns l's level, or def when l is nil.
+func levelOr(l slog.Leveler, def slog.Level) slog.Level {
+	if l == nil {
+		return def
+	}
+	return l.Level()
 }
 
 func (a *accessLog) middleware(next plinth.HandlerFunc) plinth.HandlerFunc {

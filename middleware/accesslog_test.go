@@ -65,12 +65,14 @@ func stepClock(step time.Duration) func() time.Time {
 	}
 }
 
-func accessLogApp(app *plinth.App, h slog.Handler, opts ...AccessLogOption) *plinth.App {
-	opts = append([]AccessLogOption{accessLogClock(stepClock(42 * time.Millisecond))}, opts...)
-	app.UseNative(AccessLog(slog.New(h), opts...))
+// accessLogApp installs AccessLog with cfg (its Logger replaced by one on h)
+// and a clock that steps 42ms per reading.
+func accessLogApp(app *plinth.App, h slog.Handler, cfg AccessLogConfig) *plinth.App {
+	cfg.Logger = slog.New(h)
+	app.Use(newAccessLog(cfg, stepClock(42*time.Millisecond)).middleware)
 	app.Get("/users/{id}", func(c *plinth.Ctx) error { return c.Text(200, "user "+c.Param("id")) })
 	app.Get("/empty", func(c *plinth.Ctx) error { return nil })
-	app.Get("/missing", func(c *plinth.Ctx) error { return plinth.NotFoundError("no such thing") })
+	app.Get("/missing", func(c *plinth.Ctx) error { return plinth.NotFound("no such thing") })
 	app.Get("/teapot", func(c *plinth.Ctx) error { return c.Text(418, "short and stout") })
 	app.Get("/fail", func(c *plinth.Ctx) error { return errors.New("database on fire") })
 	app.Get("/unavailable", func(c *plinth.Ctx) error { return plinth.Error(503, "later") })
@@ -87,7 +89,7 @@ func TestAccessLogRecords(t *testing.T) {
 	app := plinth.New()
 	app.Logger = slog.New(slog.DiscardHandler) // the renderer's own logs
 	app.TrustedProxies = defaultTrusted
-	accessLogApp(app, h)
+	accessLogApp(app, h, AccessLogConfig{})
 	cases := []struct {
 		method, path string
 		hdr          []string
@@ -149,7 +151,7 @@ func TestAccessLogRecords(t *testing.T) {
 	// A trusted proxy's client is logged.
 	app2 := plinth.Bare()
 	app2.TrustedProxies = defaultTrusted
-	accessLogApp(app2, h, AccessLogUserAgent(), AccessLogReferer(), AccessLogMessage("http"))
+	accessLogApp(app2, h, AccessLogConfig{UserAgent: true, Referer: true, Message: "http"})
 	req := httptest.NewRequest("GET", "/empty", nil)
 	req.RemoteAddr = "10.0.0.1:5000"
 	req.Header.Set("X-Forwarded-For", "2001:db8::7")
@@ -174,7 +176,7 @@ func TestAccessLogRecords(t *testing.T) {
 // once, by AccessLog, so the record and the response agree.
 func TestAccessLogRendersErrors(t *testing.T) {
 	h := &captureHandler{}
-	app := accessLogApp(plinth.Bare(), h)
+	app := accessLogApp(plinth.Bare(), h, AccessLogConfig{})
 	app.Logger = slog.New(slog.DiscardHandler)
 	rec := httptest.NewRecorder()
 	app.ServeHTTP(rec, httptest.NewRequest("GET", "/missing", nil))
@@ -188,32 +190,41 @@ func TestAccessLogRendersErrors(t *testing.T) {
 	}
 }
 
+// levelVar returns a *slog.LevelVar holding l.
+func levelVar(l slog.Level) *slog.LevelVar {
+	v := new(slog.LevelVar)
+	v.Set(l)
+	return v
+}
+
 func TestAccessLogLevels(t *testing.T) {
 	cases := []struct {
 		name      string
 		handler   slog.Level
-		opts      []AccessLogOption
+		cfg       AccessLogConfig
 		path      string
 		wantLevel slog.Level
 		logged    bool
 	}{
-		{"ok at info", slog.LevelInfo, nil, "/empty", slog.LevelInfo, true},
-		{"4xx at info", slog.LevelInfo, nil, "/missing", slog.LevelInfo, true},
-		{"5xx at error", slog.LevelInfo, nil, "/fail", slog.LevelError, true},
-		{"custom level", slog.LevelDebug, []AccessLogOption{AccessLogLevel(slog.LevelDebug)}, "/empty", slog.LevelDebug, true},
-		{"4xx follows the level", slog.LevelDebug, []AccessLogOption{AccessLogLevel(slog.LevelDebug)}, "/missing", slog.LevelDebug, true},
-		{"custom 4xx", slog.LevelInfo, []AccessLogOption{AccessLogClientErrorLevel(slog.LevelWarn)}, "/teapot", slog.LevelWarn, true},
-		{"custom 5xx", slog.LevelInfo, []AccessLogOption{AccessLogServerErrorLevel(slog.LevelWarn)}, "/unavailable", slog.LevelWarn, true},
-		{"handler at warn drops 2xx", slog.LevelWarn, nil, "/empty", 0, false},
-		{"handler at warn drops 4xx", slog.LevelWarn, nil, "/missing", 0, false},
-		{"handler at warn keeps 5xx", slog.LevelWarn, nil, "/fail", slog.LevelError, true},
-		{"handler at warn keeps warned 4xx", slog.LevelWarn, []AccessLogOption{AccessLogClientErrorLevel(slog.LevelWarn)}, "/missing", slog.LevelWarn, true},
-		{"all disabled", slog.LevelError + 4, nil, "/fail", 0, false},
+		{"ok at info", slog.LevelInfo, AccessLogConfig{}, "/empty", slog.LevelInfo, true},
+		{"4xx at info", slog.LevelInfo, AccessLogConfig{}, "/missing", slog.LevelInfo, true},
+		{"5xx at error", slog.LevelInfo, AccessLogConfig{}, "/fail", slog.LevelError, true},
+		{"custom level", slog.LevelDebug, AccessLogConfig{Level: slog.LevelDebug}, "/empty", slog.LevelDebug, true},
+		{"4xx follows the level", slog.LevelDebug, AccessLogConfig{Level: slog.LevelDebug}, "/missing", slog.LevelDebug, true},
+		{"custom 4xx", slog.LevelInfo, AccessLogConfig{ClientErrorLevel: slog.LevelWarn}, "/teapot", slog.LevelWarn, true},
+		{"custom 5xx", slog.LevelInfo, AccessLogConfig{ServerErrorLevel: slog.LevelWarn}, "/unavailable", slog.LevelWarn, true},
+		{"handler at warn drops 2xx", slog.LevelWarn, AccessLogConfig{}, "/empty", 0, false},
+		{"handler at warn drops 4xx", slog.LevelWarn, AccessLogConfig{}, "/missing", 0, false},
+		{"handler at warn keeps 5xx", slog.LevelWarn, AccessLogConfig{}, "/fail", slog.LevelError, true},
+		{"4xx set to info under debug", slog.LevelDebug, AccessLogConfig{Level: slog.LevelDebug, ClientErrorLevel: slog.LevelInfo}, "/missing", slog.LevelInfo, true},
+		{"level var read once", slog.LevelDebug, AccessLogConfig{Level: levelVar(slog.LevelWarn)}, "/empty", slog.LevelWarn, true},
+		{"handler at warn keeps warned 4xx", slog.LevelWarn, AccessLogConfig{ClientErrorLevel: slog.LevelWarn}, "/missing", slog.LevelWarn, true},
+		{"all disabled", slog.LevelError + 4, AccessLogConfig{}, "/fail", 0, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &captureHandler{level: tc.handler}
-			app := accessLogApp(plinth.Bare(), h, tc.opts...)
+			app := accessLogApp(plinth.Bare(), h, tc.cfg)
 			app.Logger = slog.New(slog.DiscardHandler)
 			rec := httptest.NewRecorder()
 			app.ServeHTTP(rec, httptest.NewRequest("GET", tc.path, nil))
@@ -241,7 +252,7 @@ func TestAccessLogPanic(t *testing.T) {
 	appLog := &captureHandler{}
 	app := plinth.New()
 	app.Logger = slog.New(appLog)
-	app.UseNative(AccessLog(slog.New(access)))
+	app.Use(AccessLog(AccessLogConfig{Logger: slog.New(access)}))
 	app.Get("/boom", func(c *plinth.Ctx) error { panic("boom") })
 	rec := httptest.NewRecorder()
 	app.ServeHTTP(rec, httptest.NewRequest("GET", "/boom", nil))
@@ -264,7 +275,7 @@ func TestAccessLogHandlerTimeout(t *testing.T) {
 		app := plinth.New()
 		app.Logger = slog.New(slog.DiscardHandler)
 		app.HandlerTimeout = time.Second
-		app.UseNative(AccessLog(slog.New(h)))
+		app.Use(AccessLog(AccessLogConfig{Logger: slog.New(h)}))
 		app.Get("/slow", func(c *plinth.Ctx) error {
 			<-c.Context().Done()
 			return c.Context().Err()
@@ -291,7 +302,7 @@ func TestAccessLogNilLogger(t *testing.T) {
 	slog.SetDefault(slog.New(h))
 	defer slog.SetDefault(old)
 	app := plinth.Bare()
-	app.UseNative(AccessLog(nil))
+	app.Use(AccessLog(AccessLogConfig{}))
 	app.Get("/", func(c *plinth.Ctx) error { return nil })
 	app.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
 	if n := len(h.take()); n != 1 {
@@ -302,7 +313,7 @@ func TestAccessLogNilLogger(t *testing.T) {
 func TestAccessLogConcurrent(t *testing.T) {
 	h := &captureHandler{}
 	app := plinth.New()
-	app.UseNative(AccessLog(slog.New(h)))
+	app.Use(AccessLog(AccessLogConfig{Logger: slog.New(h)}))
 	app.Get("/users/{id}", func(c *plinth.Ctx) error { return c.Text(200, c.Param("id")) })
 	const workers, each = 8, 50
 	var wg sync.WaitGroup
@@ -369,7 +380,7 @@ func TestAccessLogAllocations(t *testing.T) {
 		{"enabled, JSON handler", slog.New(slog.NewJSONHandler(io.Discard, nil)), 2},
 	} {
 		app := plinth.Bare()
-		app.UseNative(AccessLog(tc.logger))
+		app.Use(AccessLog(AccessLogConfig{Logger: tc.logger}))
 		app.Get("/", func(c *plinth.Ctx) error { return c.Text(200, "Hello, World!") })
 		app.Build()
 		req := httptest.NewRequest("GET", "/", nil)

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -9,22 +10,23 @@ import (
 	"github.com/plinth-go/plinth"
 )
 
-// DefaultConcurrencyMaxWait is how long a request beyond the limit waits for
-// a slot by default: long enough to ride out a burst that lasts a few fast
+// DefaultConcurrencyLimiterMaxWait is how long a request beyond the limit
+// waits for a slot when ConcurrencyLimiterConfig.MaxWait is 0: long enough to ride out a burst that lasts a few fast
 // handlers (an API's handlers typically take 1-50 ms), short enough that a
 // client of an overloaded server hears 503 quickly instead of piling latency
 // onto every queued request, and well below any client or proxy timeout.
-const DefaultConcurrencyMaxWait = 100 * time.Millisecond
+const DefaultConcurrencyLimiterMaxWait = 100 * time.Millisecond
 
-// ConcurrencyLimitConfig configures ConcurrencyLimit. Its zero value, with
-// Max set, is the recommended setup.
-type ConcurrencyLimitConfig struct {
+// ConcurrencyLimiterConfig configures NewConcurrencyLimiter. Its zero value
+// is invalid (Max is required); with Max set, the other fields' zero values
+// are the recommended setup.
+type ConcurrencyLimiterConfig struct {
 	// Max is the number of handlers allowed to run at once. It must be at
-	// least 1; ConcurrencyLimit panics otherwise.
+	// least 1; NewConcurrencyLimiter panics otherwise.
 	Max int
 
 	// MaxWait bounds how long a request that finds every slot taken waits
-	// for one. 0 means DefaultConcurrencyMaxWait (100ms); a negative value
+	// for one. 0 means DefaultConcurrencyLimiterMaxWait (100ms); a negative value
 	// means no waiting: such a request is refused at once.
 	MaxWait time.Duration
 
@@ -43,7 +45,7 @@ type ConcurrencyLimitConfig struct {
 }
 
 // ConcurrencyLimiter bounds the number of requests in flight (load shedding).
-// It is safe for concurrent use; one limiter shared by several routes or
+// Make one with NewConcurrencyLimiter; install its Middleware. It is safe for concurrent use; one limiter shared by several routes or
 // groups bounds them together.
 type ConcurrencyLimiter struct {
 	sem        chan struct{} // one token per running handler
@@ -54,8 +56,17 @@ type ConcurrencyLimiter struct {
 	shed       atomic.Uint64
 }
 
-// ConcurrencyLimit returns a limiter that lets at most cfg.Max handlers run
-// at once. A request that finds them all busy queues (at most
+// Validate reports the problem of c that makes NewConcurrencyLimiter panic
+// (Max below 1), as an error naming the field, or nil.
+func (c ConcurrencyLimiterConfig) Validate() error {
+	if c.Max < 1 {
+		return errors.New("middleware: ConcurrencyLimiterConfig.Max must be at least 1, got " + strconv.Itoa(c.Max))
+	}
+	return nil
+}
+
+// NewConcurrencyLimiter returns a limiter that lets at most cfg.Max
+// handlers run at once. A request that finds them all busy queues (at most
 // cfg.MaxWaiters, default Max) for at most cfg.MaxWait (default 100ms); if no
 // slot frees up in time, or the queue is full, it gets a 503 problem with
 // Retry-After (default 1 s). A waiter whose request context ends (the client
@@ -64,21 +75,22 @@ type ConcurrencyLimiter struct {
 // not leak one; the panic goes on to the recovery layer.
 //
 // Waiters are served in arrival order (they queue on a channel). Install it
-// with app.UseNative(l.Middleware()) or on a group; its InFlight, Waiting and
-// Shed methods feed metrics.
+// with app.Use(l.Middleware()) or on a group; its InFlight, Waiting and
+// Shed methods feed metrics. It panics if cfg is invalid, with the message
+// ConcurrencyLimiterConfig.Validate returns.
 //
 // Cost: with a free slot, one channel send and receive and a deferred call,
-// 0 allocations (TestConcurrencyLimitAllocs). Waiting allocates a timer; a
+// 0 allocations (TestConcurrencyLimiterAllocs). Waiting allocates a timer; a
 // refusal allocates its problem. Measured figures, with the command that
 // produces them: docs/middleware.md, "Concurrency limit".
-func ConcurrencyLimit(cfg ConcurrencyLimitConfig) *ConcurrencyLimiter {
-	if cfg.Max < 1 {
-		panic("middleware: ConcurrencyLimit needs Max >= 1, got " + strconv.Itoa(cfg.Max))
+func NewConcurrencyLimiter(cfg ConcurrencyLimiterConfig) *ConcurrencyLimiter {
+	if err := cfg.Validate(); err != nil {
+		panic(err.Error())
 	}
 	l := &ConcurrencyLimiter{sem: make(chan struct{}, cfg.Max)}
 	switch {
 	case cfg.MaxWait == 0:
-		l.maxWait = DefaultConcurrencyMaxWait
+		l.maxWait = DefaultConcurrencyLimiterMaxWait
 	case cfg.MaxWait > 0:
 		l.maxWait = cfg.MaxWait
 	}

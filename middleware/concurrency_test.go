@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -63,7 +64,7 @@ func newHoldApp(mw plinth.Middleware) *holdApp {
 	h := &holdApp{started: make(chan struct{}, 100), release: make(chan struct{})}
 	h.app = plinth.Bare()
 	h.app.Logger = discardLogger()
-	h.app.UseNative(mw)
+	h.app.Use(mw)
 	h.app.Get("/", func(c *plinth.Ctx) error {
 		n := h.running.Add(1)
 		defer h.running.Add(-1)
@@ -89,9 +90,9 @@ func (h *holdApp) start(ctx context.Context) <-chan *httptest.ResponseRecorder {
 	return out
 }
 
-func TestConcurrencyLimitExactlyN(t *testing.T) {
+func TestConcurrencyLimiterExactlyN(t *testing.T) {
 	const n = 4
-	lim := ConcurrencyLimit(ConcurrencyLimitConfig{Max: n, MaxWait: -1})
+	lim := NewConcurrencyLimiter(ConcurrencyLimiterConfig{Max: n, MaxWait: -1})
 	h := newHoldApp(lim.Middleware())
 	var outs []<-chan *httptest.ResponseRecorder
 	for range n {
@@ -121,9 +122,9 @@ func TestConcurrencyLimitExactlyN(t *testing.T) {
 	}
 }
 
-func TestConcurrencyLimitWaitsThenSheds(t *testing.T) {
+func TestConcurrencyLimiterWaitsThenSheds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lim := ConcurrencyLimit(ConcurrencyLimitConfig{Max: 1, RetryAfter: 1500 * time.Millisecond})
+		lim := NewConcurrencyLimiter(ConcurrencyLimiterConfig{Max: 1, RetryAfter: 1500 * time.Millisecond})
 		h := newHoldApp(lim.Middleware())
 		held := h.start(context.Background())
 		<-h.started
@@ -134,8 +135,8 @@ func TestConcurrencyLimitWaitsThenSheds(t *testing.T) {
 			t.Fatalf("Waiting %d, want 1", lim.Waiting())
 		}
 		w := <-waiter // the fake clock jumps to the timer
-		if d := time.Since(t0); d != DefaultConcurrencyMaxWait {
-			t.Errorf("refused after %v, want the default wait %v", d, DefaultConcurrencyMaxWait)
+		if d := time.Since(t0); d != DefaultConcurrencyLimiterMaxWait {
+			t.Errorf("refused after %v, want the default wait %v", d, DefaultConcurrencyLimiterMaxWait)
 		}
 		checkProblem(t, w, http.StatusServiceUnavailable, "2")
 		if lim.Shed() != 1 || lim.Waiting() != 0 {
@@ -146,9 +147,9 @@ func TestConcurrencyLimitWaitsThenSheds(t *testing.T) {
 	})
 }
 
-func TestConcurrencyLimitWaiterGetsFreedSlot(t *testing.T) {
+func TestConcurrencyLimiterWaiterGetsFreedSlot(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lim := ConcurrencyLimit(ConcurrencyLimitConfig{Max: 1, MaxWait: time.Hour})
+		lim := NewConcurrencyLimiter(ConcurrencyLimiterConfig{Max: 1, MaxWait: time.Hour})
 		h := newHoldApp(lim.Middleware())
 		first := h.start(context.Background())
 		<-h.started
@@ -175,9 +176,9 @@ func TestConcurrencyLimitWaiterGetsFreedSlot(t *testing.T) {
 	})
 }
 
-func TestConcurrencyLimitCancelledWaiterLeaves(t *testing.T) {
+func TestConcurrencyLimiterCancelledWaiterLeaves(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lim := ConcurrencyLimit(ConcurrencyLimitConfig{Max: 1, MaxWait: time.Hour})
+		lim := NewConcurrencyLimiter(ConcurrencyLimiterConfig{Max: 1, MaxWait: time.Hour})
 		h := newHoldApp(lim.Middleware())
 		held := h.start(context.Background())
 		<-h.started
@@ -201,9 +202,9 @@ func TestConcurrencyLimitCancelledWaiterLeaves(t *testing.T) {
 	})
 }
 
-func TestConcurrencyLimitQueueBound(t *testing.T) {
+func TestConcurrencyLimiterQueueBound(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lim := ConcurrencyLimit(ConcurrencyLimitConfig{Max: 1, MaxWaiters: 2, MaxWait: time.Hour})
+		lim := NewConcurrencyLimiter(ConcurrencyLimiterConfig{Max: 1, MaxWaiters: 2, MaxWait: time.Hour})
 		h := newHoldApp(lim.Middleware())
 		held := h.start(context.Background())
 		<-h.started
@@ -228,8 +229,8 @@ func TestConcurrencyLimitQueueBound(t *testing.T) {
 	})
 }
 
-func TestConcurrencyLimitNoQueue(t *testing.T) {
-	lim := ConcurrencyLimit(ConcurrencyLimitConfig{Max: 1, MaxWaiters: -1})
+func TestConcurrencyLimiterNoQueue(t *testing.T) {
+	lim := NewConcurrencyLimiter(ConcurrencyLimiterConfig{Max: 1, MaxWaiters: -1})
 	h := newHoldApp(lim.Middleware())
 	held := h.start(context.Background())
 	<-h.started
@@ -238,11 +239,11 @@ func TestConcurrencyLimitNoQueue(t *testing.T) {
 	<-held
 }
 
-func TestConcurrencyLimitPanicReleasesSlot(t *testing.T) {
-	lim := ConcurrencyLimit(ConcurrencyLimitConfig{Max: 2, MaxWait: -1})
+func TestConcurrencyLimiterPanicReleasesSlot(t *testing.T) {
+	lim := NewConcurrencyLimiter(ConcurrencyLimiterConfig{Max: 2, MaxWait: -1})
 	bare := plinth.Bare()
 	bare.Logger = discardLogger()
-	bare.UseNative(lim.Middleware())
+	bare.Use(lim.Middleware())
 	bare.Get("/", func(c *plinth.Ctx) error { panic("boom") })
 	for range 5 {
 		func() {
@@ -261,7 +262,7 @@ func TestConcurrencyLimitPanicReleasesSlot(t *testing.T) {
 	// With plinth.New's recovery outside it: a 500, and no slot leaked.
 	app := plinth.New()
 	app.Logger = discardLogger()
-	app.UseNative(lim.Middleware())
+	app.Use(lim.Middleware())
 	app.Get("/", func(c *plinth.Ctx) error { panic("boom") })
 	for range 5 {
 		if w := serve(app, httptest.NewRequest("GET", "/", nil)); w.Code != 500 {
@@ -273,13 +274,13 @@ func TestConcurrencyLimitPanicReleasesSlot(t *testing.T) {
 	}
 }
 
-func TestConcurrencyLimitStress(t *testing.T) {
+func TestConcurrencyLimiterStress(t *testing.T) {
 	const max, workers, each = 3, 32, 30
-	lim := ConcurrencyLimit(ConcurrencyLimitConfig{Max: max, MaxWait: time.Millisecond})
+	lim := NewConcurrencyLimiter(ConcurrencyLimiterConfig{Max: max, MaxWait: time.Millisecond})
 	var running, peak atomic.Int64
 	app := plinth.Bare()
 	app.Logger = discardLogger()
-	app.UseNative(lim.Middleware())
+	app.Use(lim.Middleware())
 	app.Get("/", func(c *plinth.Ctx) error {
 		n := running.Add(1)
 		defer running.Add(-1)
@@ -331,13 +332,13 @@ func TestConcurrencyLimitStress(t *testing.T) {
 	t.Logf("ok %d, refused %d (shed %d), peak %d", ok.Load(), refused.Load(), lim.Shed(), peak.Load())
 }
 
-func TestConcurrencyLimitAllocs(t *testing.T) {
+func TestConcurrencyLimiterAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
-	lim := ConcurrencyLimit(ConcurrencyLimitConfig{Max: 4})
+	lim := NewConcurrencyLimiter(ConcurrencyLimiterConfig{Max: 4})
 	app := plinth.Bare()
-	app.UseNative(lim.Middleware())
+	app.Use(lim.Middleware())
 	app.Get("/", func(c *plinth.Ctx) error { return c.Text(200, "ok") })
 	req := httptest.NewRequest("GET", "/", nil)
 	w := &nopWriter{h: http.Header{}}
@@ -347,13 +348,22 @@ func TestConcurrencyLimitAllocs(t *testing.T) {
 	}
 }
 
-func TestConcurrencyLimitBadConfig(t *testing.T) {
+func TestConcurrencyLimiterBadConfig(t *testing.T) {
+	if err := (ConcurrencyLimiterConfig{Max: 1}).Validate(); err != nil {
+		t.Errorf("Max 1: %v", err)
+	}
+	err := ConcurrencyLimiterConfig{}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "ConcurrencyLimiterConfig.Max") {
+		t.Fatalf("Max 0: Validate() = %v, want an error naming the field", err)
+	}
 	defer func() {
-		if recover() == nil {
+		if p := recover(); p == nil {
 			t.Error("Max 0 did not panic")
+		} else if p != err.Error() {
+			t.Errorf("panicked with %v, want %q", p, err.Error())
 		}
 	}()
-	ConcurrencyLimit(ConcurrencyLimitConfig{})
+	NewConcurrencyLimiter(ConcurrencyLimiterConfig{})
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

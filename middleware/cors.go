@@ -96,10 +96,11 @@ const DefaultCORSMaxAge = 5 * time.Minute
 // (the Fetch standard's CORS protocol) for the scope it is installed on. It
 // panics at registration if cfg is invalid (no origin allowed, a malformed
 // origin or pattern, a pattern over a public suffix, "*" together with
-// AllowCredentials): use NewCORS to get the error instead.
+// AllowCredentials), with the message CORSConfig.Validate returns: call
+// Validate first to get the error instead.
 //
-// Install it with UseNative on the App or on a prefixed group, not with
-// WithNative: scope middleware also wraps the scope's fallbacks, so that a
+// Install it with Use on the App or on a prefixed group, not with With:
+// scope middleware also wraps the scope's fallbacks, so that a
 // preflight is answered on paths that have no OPTIONS route, or no route at
 // all, where the router would answer 204, 404 or 405.
 //
@@ -132,20 +133,20 @@ const DefaultCORSMaxAge = 5 * time.Minute
 // that produces them: docs/middleware.md, "Measured cost of CORS, Real IP
 // and Access log".
 func CORS(cfg CORSConfig) plinth.Middleware {
-	mw, err := NewCORS(cfg)
+	p, err := newCORSPolicy(cfg)
 	if err != nil {
 		panic(err.Error())
 	}
-	return mw
+	return p.middleware
 }
 
-// NewCORS is CORS returning the configuration error instead of panicking.
-func NewCORS(cfg CORSConfig) (plinth.Middleware, error) {
-	p, err := newCORSPolicy(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return p.middleware, nil
+// Validate reports the first problem of c that makes CORS panic, as an
+// error naming the field and the reason, or nil. Check a configuration
+// read from data (a file, the environment) with it before calling CORS.
+// It runs the same checks as CORS, so the two never disagree.
+func (c CORSConfig) Validate() error {
+	_, err := newCORSPolicy(c)
+	return err
 }
 
 // corsPolicy is a CORSConfig rendered for serving.

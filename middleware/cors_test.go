@@ -67,15 +67,18 @@ func TestCORSConfigErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			mw, err := NewCORS(tc.cfg)
+			err := tc.cfg.Validate()
 			if tc.want == "" {
-				if err != nil || mw == nil {
-					t.Fatalf("NewCORS: %v", err)
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				if CORS(tc.cfg) == nil {
+					t.Fatal("CORS returned nil")
 				}
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "CORS") {
-				t.Fatalf("NewCORS error %v, want one containing %q", err, tc.want)
+				t.Fatalf("Validate error %v, want one containing %q", err, tc.want)
 			}
 			defer func() {
 				if p := recover(); p == nil || p != err.Error() {
@@ -127,18 +130,18 @@ func TestCORSPublicSuffixPatterns(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.pattern, func(t *testing.T) {
-			_, err := NewCORS(CORSConfig{AllowedOrigins: []string{tc.pattern}})
+			err := CORSConfig{AllowedOrigins: []string{tc.pattern}}.Validate()
 			if tc.want != "" {
 				if err == nil {
-					t.Fatalf("NewCORS(%q) accepted", tc.pattern)
+					t.Fatalf("Validate(%q) accepted", tc.pattern)
 				}
 				if msg := err.Error(); !strings.Contains(msg, tc.want) || !strings.Contains(msg, strconv.Quote(tc.pattern)) {
-					t.Fatalf("NewCORS(%q) error %q, want one naming the pattern and %q", tc.pattern, msg, tc.want)
+					t.Fatalf("Validate(%q) error %q, want one naming the pattern and %q", tc.pattern, msg, tc.want)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("NewCORS(%q): %v", tc.pattern, err)
+				t.Fatalf("Validate(%q): %v", tc.pattern, err)
 			}
 			app, _ := corsApp(t, CORSConfig{AllowedOrigins: []string{tc.pattern}})
 			for origin, want := range map[string]string{tc.match: tc.match, tc.miss: ""} {
@@ -199,7 +202,7 @@ func corsApp(t *testing.T, cfg CORSConfig) (*plinth.App, *atomic.Int64) {
 	t.Helper()
 	var calls atomic.Int64
 	app := plinth.Bare()
-	app.UseNative(CORS(cfg))
+	app.Use(CORS(cfg))
 	h := func(c *plinth.Ctx) error { calls.Add(1); return c.Text(200, "ok") }
 	app.Get("/items", h)
 	app.Post("/items", h)
@@ -473,9 +476,9 @@ func TestCORSScopes(t *testing.T) {
 			api.Get("/items", h)
 			api.Get("/items/{id}", h)
 			if install == "group" {
-				api.UseNative(cors)
+				api.Use(cors)
 			} else {
-				app.UseNative(cors)
+				app.Use(cors)
 			}
 			preflight := func(path, method string) *httptest.ResponseRecorder {
 				rec := httptest.NewRecorder()
@@ -533,7 +536,7 @@ func TestCORSScopes(t *testing.T) {
 
 func TestCORSRefusedPreflightCarriesRequestID(t *testing.T) {
 	app := plinth.New()
-	app.UseNative(CORS(CORSConfig{AllowedOrigins: []string{"https://app.example"}}))
+	app.Use(CORS(CORSConfig{AllowedOrigins: []string{"https://app.example"}}))
 	app.Get("/", func(c *plinth.Ctx) error { return c.Text(200, "ok") })
 	rec := httptest.NewRecorder()
 	app.ServeHTTP(rec, corsRequest("OPTIONS", "/", "Origin", "https://evil.example", "Access-Control-Request-Method", "GET", "X-Request-Id", "abc-123"))
@@ -577,12 +580,12 @@ func TestCORSVaryMerge(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			app := plinth.Bare()
 			if tc.before != nil {
-				app.UseNative(setVary(tc.before...))
+				app.Use(setVary(tc.before...))
 			}
-			app.UseNative(cors)
+			app.Use(cors)
 			api := app.Group("/api")
 			if tc.twice {
-				api.UseNative(cors)
+				api.Use(cors)
 			}
 			api.Get("/x", func(c *plinth.Ctx) error { return c.Text(200, "ok") })
 			req := corsRequest(tc.method, "/api/x", "Origin", origin)
@@ -605,7 +608,7 @@ func TestCORSAllocations(t *testing.T) {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	app := plinth.Bare()
-	app.UseNative(CORS(CORSConfig{
+	app.Use(CORS(CORSConfig{
 		AllowedOrigins:   []string{"https://a.example", "https://app.example", "https://*.example.com"},
 		AllowedMethods:   []string{"GET", "PUT"},
 		ExposedHeaders:   []string{"X-Request-Id"},
@@ -652,7 +655,7 @@ func TestCORSVaryMergeAllocations(t *testing.T) {
 	}
 	outer := []string{"Accept-Language"}
 	app := plinth.Bare()
-	app.UseNative(func(next plinth.HandlerFunc) plinth.HandlerFunc {
+	app.Use(func(next plinth.HandlerFunc) plinth.HandlerFunc {
 		return func(c *plinth.Ctx) error {
 			c.Header()["Vary"] = outer
 			return next(c)
@@ -682,7 +685,7 @@ func TestCORSVaryMergeAllocations(t *testing.T) {
 
 func ExampleCORS() {
 	app := plinth.Bare()
-	app.UseNative(CORS(CORSConfig{
+	app.Use(CORS(CORSConfig{
 		AllowedOrigins: []string{"https://app.example.com"},
 		AllowedMethods: []string{"GET", "PUT"},
 		AllowedHeaders: []string{"Content-Type", "Authorization"},

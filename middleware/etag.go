@@ -15,44 +15,35 @@ import (
 )
 
 // DefaultETagMaxBody is the largest response body, in bytes, that ETag
-// buffers to compute a tag: 1 MiB. Larger responses are streamed untagged.
+// buffers to compute a tag when ETagConfig.MaxBody is 0: 1 MiB. Larger
+// responses are streamed untagged.
 const DefaultETagMaxBody = 1 << 20
 
-// ETagOption configures ETag.
-type ETagOption func(*etagConfig)
+// ETagConfig configures ETag. Its zero value is the default: strong tags on
+// bodies up to DefaultETagMaxBody (1 MiB).
+type ETagConfig struct {
+	// MaxBody is the largest body, in bytes, that ETag buffers to tag it.
+	// A response that grows past it is sent as it comes, without an ETag,
+	// so memory per request stays bounded. 0 or less means
+	// DefaultETagMaxBody (1 MiB).
+	MaxBody int
 
-type etagConfig struct {
-	maxBody int
-	weak    bool
-}
-
-// WithETagMaxBody sets the largest body ETag buffers to n bytes (default
-// DefaultETagMaxBody, 1 MiB). A response that grows past it is sent as it
-// comes, without an ETag, so memory per request stays bounded. n <= 0 means
-// the default.
-func WithETagMaxBody(n int) ETagOption {
-	return func(c *etagConfig) {
-		if n > 0 {
-			c.maxBody = n
-		}
-	}
-}
-
-// WithWeakETag makes ETag send weak validators (W/"...") instead of strong
-// ones. Use it when the handler's output may differ in bytes while meaning
-// the same (for example a map encoded in random order); strong validators are
-// the default because the tag is a hash of the exact bytes sent.
-func WithWeakETag() ETagOption {
-	return func(c *etagConfig) { c.weak = true }
+	// Weak makes ETag send weak validators (W/"...") instead of strong
+	// ones. Use it when the handler's output may differ in bytes while
+	// meaning the same (for example a map encoded in random order). Default
+	// false: strong validators, since the tag is a hash of the exact bytes
+	// sent.
+	Weak bool
 }
 
 // ETag returns native middleware that gives dynamic GET and HEAD responses an
-// entity tag and answers conditional requests against it.
+// entity tag and answers conditional requests against it. The zero
+// ETagConfig is the default; no configuration is invalid.
 //
 // For a GET or HEAD request, the response body is held in a pooled buffer
 // until the handler returns. If the status is 200 and the handler set no
 // ETag, the tag is computed from the body: a strong validator by default
-// (WithWeakETag for weak), made of two hardware-accelerated CRC-32s of the
+// (ETagConfig.Weak for weak), made of two hardware-accelerated CRC-32s of the
 // body (Castagnoli and IEEE; together a 64-bit cyclic code, several times
 // faster than the standard library's CRC-64 or FNV-1a; hash/maphash is
 // faster still but seeded per process, which would give every replica and
@@ -65,10 +56,10 @@ func WithWeakETag() ETagOption {
 // takes precedence over If-Modified-Since, which ETag does not evaluate.
 //
 // Responses that already carry an ETag are passed on without buffering, but
-// their conditional headers are still answered. Responses with another status
-// than 200, responses longer than the maximum body (WithETagMaxBody, 1 MiB by
-// default) and responses the handler flushes (streaming) are passed through
-// untagged, as they come. Other methods are not touched: preconditions of
+// their conditional headers are still answered. Responses with another
+// status than 200, responses longer than the maximum body
+// (ETagConfig.MaxBody, 1 MiB by default) and responses the handler flushes
+// (streaming) are passed through untagged, as they come. Other methods are not touched: preconditions of
 // unsafe methods (If-Match on PUT or DELETE) belong to the handler, which
 // knows the resource's current tag before changing it.
 //
@@ -85,10 +76,9 @@ func WithWeakETag() ETagOption {
 // (the tag), and the wrapper and its buffer are pooled
 // (TestETagAllocations). Measured figures, with the command that produces
 // them: docs/middleware.md, "ETag".
-func ETag(opts ...ETagOption) plinth.Middleware {
-	cfg := etagConfig{maxBody: DefaultETagMaxBody}
-	for _, o := range opts {
-		o(&cfg)
+func ETag(cfg ETagConfig) plinth.Middleware {
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultETagMaxBody
 	}
 	pool := &sync.Pool{New: func() any { return new(etagWriter) }}
 	return func(next plinth.HandlerFunc) plinth.HandlerFunc {
@@ -144,13 +134,13 @@ const maxPooledETagBuffer = 64 << 10
 type etagWriter struct {
 	w      http.ResponseWriter
 	r      *http.Request
-	cfg    *etagConfig
+	cfg    *ETagConfig
 	mode   int
 	status int // status the handler asked for, 0 before
 	buf    bytes.Buffer
 }
 
-func (w *etagWriter) reset(rw http.ResponseWriter, r *http.Request, cfg *etagConfig) {
+func (w *etagWriter) reset(rw http.ResponseWriter, r *http.Request, cfg *ETagConfig) {
 	w.w, w.r, w.cfg, w.mode, w.status = rw, r, cfg, etagBuffer, 0
 	w.buf.Reset()
 }
@@ -213,7 +203,7 @@ func (w *etagWriter) Write(b []byte) (int, error) {
 			return w.Write(b)
 		}
 	}
-	if w.buf.Len()+len(b) > w.cfg.maxBody {
+	if w.buf.Len()+len(b) > w.cfg.MaxBody {
 		w.commit()
 		return w.w.Write(b)
 	}
@@ -233,7 +223,7 @@ func (w *etagWriter) WriteString(s string) (int, error) {
 			return w.WriteString(s)
 		}
 	}
-	if w.buf.Len()+len(s) > w.cfg.maxBody {
+	if w.buf.Len()+len(s) > w.cfg.MaxBody {
 		w.commit()
 		return io.WriteString(w.w, s)
 	}
@@ -257,7 +247,7 @@ func (w *etagWriter) ReadFrom(src io.Reader) (int64, error) {
 		return io.Copy(io.Discard, src)
 	}
 	// Read one byte past the limit to learn whether the body fits.
-	room := int64(w.cfg.maxBody - w.buf.Len())
+	room := int64(w.cfg.MaxBody - w.buf.Len())
 	n, err := w.buf.ReadFrom(io.LimitReader(src, room+1))
 	if err != nil || n <= room {
 		return n, err
@@ -323,7 +313,7 @@ func (w *etagWriter) finish() {
 		return
 	}
 	var raw [20]byte
-	tag := string(appendETag(raw[:0], body, w.cfg.weak))
+	tag := string(appendETag(raw[:0], body, w.cfg.Weak))
 	st := etagPrecondition(w.r, tag)
 	h["Etag"] = []string{tag}
 	if st != 0 {

@@ -18,11 +18,11 @@ import (
 
 const etagBody = `{"hello":"world"}`
 
-// etagApp serves a few handlers behind ETag.
-func etagTestApp(opts ...ETagOption) *plinth.App {
+// etagTestApp serves a few handlers behind ETag(cfg).
+func etagTestApp(cfg ETagConfig) *plinth.App {
 	app := plinth.Bare()
 	app.Logger = slog.New(slog.DiscardHandler) // the error after a write is logged
-	app.UseNative(ETag(opts...))
+	app.Use(ETag(cfg))
 	app.Get("/json", func(c *plinth.Ctx) error {
 		c.Header().Set("Cache-Control", "no-cache")
 		c.Header().Set("Vary", "Accept-Language")
@@ -40,7 +40,7 @@ func etagTestApp(opts ...ETagOption) *plinth.App {
 		return c.Text(http.StatusOK, "own tag")
 	})
 	app.Get("/created", func(c *plinth.Ctx) error { return c.Text(http.StatusCreated, "made") })
-	app.Get("/missing", func(c *plinth.Ctx) error { return plinth.NotFoundError("nothing here") })
+	app.Get("/missing", func(c *plinth.Ctx) error { return plinth.NotFound("nothing here") })
 	app.Get("/fail-after-write", func(c *plinth.Ctx) error {
 		_, _ = io.WriteString(c.Writer(), "partial")
 		return errors.New("boom")
@@ -78,7 +78,7 @@ func etagTagOf(body string) string {
 }
 
 func TestETag(t *testing.T) {
-	app := etagTestApp()
+	app := etagTestApp(ETagConfig{})
 	tag := etagTagOf(etagBody)
 	weakTag := "W/" + tag
 	tests := []struct {
@@ -148,7 +148,7 @@ func TestETag(t *testing.T) {
 }
 
 func TestETagNotModifiedKeepsCachingHeaders(t *testing.T) {
-	rec := condServe(etagTestApp(), "GET", "/json", "If-None-Match", etagTagOf(etagBody))
+	rec := condServe(etagTestApp(ETagConfig{}), "GET", "/json", "If-None-Match", etagTagOf(etagBody))
 	if rec.Code != 304 {
 		t.Fatalf("status %d", rec.Code)
 	}
@@ -165,7 +165,7 @@ func TestETagNotModifiedKeepsCachingHeaders(t *testing.T) {
 }
 
 func TestETagProblemBody(t *testing.T) {
-	rec := condServe(etagTestApp(), "GET", "/missing")
+	rec := condServe(etagTestApp(ETagConfig{}), "GET", "/missing")
 	if ct := rec.Header().Get("Content-Type"); ct != "application/problem+json" {
 		t.Fatalf("Content-Type %q", ct)
 	}
@@ -175,7 +175,7 @@ func TestETagProblemBody(t *testing.T) {
 }
 
 func TestETagWeakOption(t *testing.T) {
-	app := etagTestApp(WithWeakETag())
+	app := etagTestApp(ETagConfig{Weak: true})
 	weak := "W/" + etagTagOf(etagBody)
 	rec := condServe(app, "GET", "/json")
 	if got := rec.Header().Get("ETag"); got != weak {
@@ -190,7 +190,7 @@ func TestETagWeakOption(t *testing.T) {
 }
 
 func TestETagMaxBody(t *testing.T) {
-	app := etagTestApp(WithETagMaxBody(512))
+	app := etagTestApp(ETagConfig{MaxBody: 512})
 	rec := condServe(app, "GET", "/big")
 	if rec.Code != 200 || rec.Body.Len() != 1000 {
 		t.Fatalf("status %d, %d bytes", rec.Code, rec.Body.Len())
@@ -199,7 +199,7 @@ func TestETagMaxBody(t *testing.T) {
 		t.Fatalf("a body past the limit was tagged")
 	}
 	// Under the limit it is tagged.
-	rec = condServe(etagTestApp(WithETagMaxBody(1000)), "GET", "/big")
+	rec = condServe(etagTestApp(ETagConfig{MaxBody: 1000}), "GET", "/big")
 	if rec.Header().Get("ETag") != etagTagOf(strings.Repeat("x", 1000)) {
 		t.Fatalf("ETag %q", rec.Header().Get("ETag"))
 	}
@@ -210,7 +210,7 @@ func TestETagMaxBody(t *testing.T) {
 func TestETagStreaming(t *testing.T) {
 	release := make(chan struct{})
 	app := plinth.Bare()
-	app.UseNative(ETag())
+	app.Use(ETag(ETagConfig{}))
 	app.Get("/stream", func(c *plinth.Ctx) error {
 		_, _ = io.WriteString(c.Writer(), "first\n")
 		if err := http.NewResponseController(c.Writer()).Flush(); err != nil {
@@ -282,7 +282,7 @@ func TestETagMatch(t *testing.T) {
 
 func TestETagConcurrent(t *testing.T) {
 	app := plinth.Bare()
-	app.UseNative(ETag())
+	app.Use(ETag(ETagConfig{}))
 	app.Get("/n/{n}", func(c *plinth.Ctx) error {
 		return c.Text(http.StatusOK, strings.Repeat(c.Param("n"), 50))
 	})
@@ -321,7 +321,7 @@ func TestETagAllocations(t *testing.T) {
 	}
 	body := []byte(strings.Repeat("x", 2048))
 	app := plinth.Bare()
-	app.UseNative(ETag())
+	app.Use(ETag(ETagConfig{}))
 	app.Get("/", func(c *plinth.Ctx) error { return c.Bytes(http.StatusOK, "", body) })
 	tag := etagTagOf(string(body))
 	for _, tt := range []struct {
@@ -356,7 +356,7 @@ func TestETagAllocations(t *testing.T) {
 
 func ExampleETag() {
 	app := plinth.Bare()
-	app.UseNative(ETag())
+	app.Use(ETag(ETagConfig{}))
 	app.Get("/greeting", func(c *plinth.Ctx) error { return c.Text(http.StatusOK, "hello") })
 
 	rec := httptest.NewRecorder()
@@ -381,7 +381,7 @@ type etagOnlyReader struct{ io.Reader }
 
 func TestETagReadFrom(t *testing.T) {
 	app := plinth.Bare()
-	app.UseNative(ETag(WithETagMaxBody(1000)))
+	app.Use(ETag(ETagConfig{MaxBody: 1000}))
 	app.Get("/copy/{n}", func(c *plinth.Ctx) error {
 		n, _ := strconv.Atoi(c.Param("n"))
 		rf, ok := c.Writer().(io.ReaderFrom)
@@ -409,7 +409,7 @@ func TestETagReadFrom(t *testing.T) {
 
 func TestETagHijack(t *testing.T) {
 	app := plinth.Bare()
-	app.UseNative(ETag())
+	app.Use(ETag(ETagConfig{}))
 	app.Get("/ws", func(c *plinth.Ctx) error {
 		hj, ok := c.Writer().(http.Hijacker)
 		if !ok {
@@ -447,7 +447,7 @@ func TestETagHijack(t *testing.T) {
 func TestETagPanic(t *testing.T) {
 	app := plinth.New()
 	app.Logger = slog.New(slog.DiscardHandler)
-	app.UseNative(ETag())
+	app.Use(ETag(ETagConfig{}))
 	app.Get("/panic", func(c *plinth.Ctx) error {
 		_, _ = io.WriteString(c.Writer(), "partial")
 		panic("boom")

@@ -23,17 +23,20 @@ import (
 // is down, and most maintenance windows are longer.
 const DefaultMaintenanceRetryAfter = time.Minute
 
-// MaintenanceConfig configures NewMaintenance. The zero value is valid.
+// MaintenanceConfig configures NewMaintenance. Its zero value is valid and
+// the default: no allow-listed path, Retry-After one minute.
 type MaintenanceConfig struct {
 	// AllowPaths lists request paths served normally during maintenance,
 	// matched exactly against the URL path (for example the path of the
-	// admin endpoint, "/admin/maintenance"). Default none.
+	// admin endpoint, "/admin/maintenance"). Each must start with "/".
+	// Default none.
 	AllowPaths []string
 
 	// AllowPrefixes lists path prefixes served normally during
 	// maintenance, matched on segment boundaries: "/admin" matches
 	// "/admin" and "/admin/users", not "/administrator"; a prefix ending
-	// in "/" matches whatever follows it. Default none.
+	// in "/" matches whatever follows it. Each must start with "/".
+	// Default none.
 	//
 	// The server's health probes (Config.LivenessPath, ReadinessPath) need
 	// no entry: Plinth answers them before routing, so no middleware sees
@@ -73,9 +76,29 @@ type maintenanceState struct {
 	since      time.Time
 }
 
-// NewMaintenance returns a Maintenance switch, disabled. It panics on an
-// allow-list entry that does not start with "/".
+// Validate reports the first problem of c that makes NewMaintenance panic
+// (an AllowPaths or AllowPrefixes entry that does not start with "/"), as
+// an error naming the field and the entry, or nil.
+func (c MaintenanceConfig) Validate() error {
+	for _, p := range c.AllowPaths {
+		if !strings.HasPrefix(p, "/") {
+			return errors.New("middleware: MaintenanceConfig.AllowPaths entry " + strconv.Quote(p) + " must start with /")
+		}
+	}
+	for _, p := range c.AllowPrefixes {
+		if !strings.HasPrefix(p, "/") {
+			return errors.New("middleware: MaintenanceConfig.AllowPrefixes entry " + strconv.Quote(p) + " must start with /")
+		}
+	}
+	return nil
+}
+
+// NewMaintenance returns a Maintenance switch, disabled. It panics if cfg
+// is invalid, with the message MaintenanceConfig.Validate returns.
 func NewMaintenance(cfg MaintenanceConfig) *Maintenance {
+	if err := cfg.Validate(); err != nil {
+		panic(err.Error())
+	}
 	m := &Maintenance{
 		exact:      make(map[string]struct{}, len(cfg.AllowPaths)),
 		retryAfter: cfg.RetryAfter,
@@ -83,17 +106,9 @@ func NewMaintenance(cfg MaintenanceConfig) *Maintenance {
 		log:        cfg.Logger,
 	}
 	for _, p := range cfg.AllowPaths {
-		if !strings.HasPrefix(p, "/") {
-			panic("middleware: MaintenanceConfig.AllowPaths entry " + strconv.Quote(p) + " must start with /")
-		}
 		m.exact[p] = struct{}{}
 	}
-	for _, p := range cfg.AllowPrefixes {
-		if !strings.HasPrefix(p, "/") {
-			panic("middleware: MaintenanceConfig.AllowPrefixes entry " + strconv.Quote(p) + " must start with /")
-		}
-		m.prefixes = append(m.prefixes, p)
-	}
+	m.prefixes = append(m.prefixes, cfg.AllowPrefixes...)
 	if m.retryAfter <= 0 {
 		m.retryAfter = DefaultMaintenanceRetryAfter
 	}

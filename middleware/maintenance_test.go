@@ -16,7 +16,7 @@ import (
 func newMaintenanceApp(m *Maintenance) *plinth.App {
 	app := plinth.Bare()
 	app.Logger = discardLogger()
-	app.UseNative(m.Middleware())
+	app.Use(m.Middleware())
 	for _, p := range []string{"/{$}", "/admin", "/admin/users", "/administrator", "/static/app.js", "/api/v1/status", "/api/v1/statusx"} {
 		app.Get(p, okHandler)
 	}
@@ -229,7 +229,7 @@ func TestMaintenanceAllocs(t *testing.T) {
 	}
 	m := NewMaintenance(MaintenanceConfig{AllowPaths: []string{"/health"}, Logger: discardLogger()})
 	app := plinth.Bare()
-	app.UseNative(m.Middleware())
+	app.Use(m.Middleware())
 	app.Get("/", okHandler)
 	req := httptest.NewRequest("GET", "/", nil)
 	w := &nopWriter{h: http.Header{}}
@@ -240,15 +240,31 @@ func TestMaintenanceAllocs(t *testing.T) {
 }
 
 func TestMaintenanceBadConfig(t *testing.T) {
-	for _, cfg := range []MaintenanceConfig{{AllowPaths: []string{"admin"}}, {AllowPrefixes: []string{""}}} {
+	for _, tc := range []struct {
+		cfg  MaintenanceConfig
+		want string // substring of the error
+	}{
+		{MaintenanceConfig{AllowPaths: []string{"admin"}}, `MaintenanceConfig.AllowPaths entry "admin"`},
+		{MaintenanceConfig{AllowPrefixes: []string{""}}, `MaintenanceConfig.AllowPrefixes entry ""`},
+	} {
+		err := tc.cfg.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: Validate() = %v, want an error containing %q", tc.cfg, err, tc.want)
+			continue
+		}
 		func() {
 			defer func() {
-				if recover() == nil {
-					t.Errorf("%+v: no panic", cfg)
+				if p := recover(); p == nil {
+					t.Errorf("%+v: no panic", tc.cfg)
+				} else if p != err.Error() {
+					t.Errorf("%+v: panicked with %v, want %q", tc.cfg, p, err.Error())
 				}
 			}()
-			NewMaintenance(cfg)
+			NewMaintenance(tc.cfg)
 		}()
+	}
+	if err := (MaintenanceConfig{AllowPaths: []string{"/admin"}, AllowPrefixes: []string{"/assets/"}}).Validate(); err != nil {
+		t.Errorf("a valid configuration: %v", err)
 	}
 	defer func() {
 		if recover() == nil {

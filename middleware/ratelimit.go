@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -11,9 +12,11 @@ import (
 	"github.com/plinth-go/plinth"
 )
 
-// RateLimitConfig configures RateLimit. Only Limit is required.
-type RateLimitConfig struct {
-	// Limit is the token-bucket policy applied to each key.
+// RateLimiterConfig configures NewRateLimiter. Only Limit is required (its
+// Rate must be at least 1); every other field's zero value is the default.
+type RateLimiterConfig struct {
+	// Limit is the token-bucket policy applied to each key; see Limit for
+	// its fields' defaults and bounds.
 	Limit Limit
 
 	// Key returns the bucket key of a request. Nil means the client's
@@ -29,11 +32,12 @@ type RateLimitConfig struct {
 	// IPv6PrefixLen is the length of the prefix an IPv6 client address is
 	// keyed by when Key is nil. 0 means 64: a subscriber is usually given
 	// a whole /64, so keying single addresses would hand one client 2^64
-	// buckets. 128 keys single addresses. IPv4 addresses are keyed whole.
+	// buckets. 128 keys single addresses; a value outside 0 to 128 is
+	// invalid. IPv4 addresses are keyed whole.
 	IPv6PrefixLen int
 
 	// Store holds the buckets. Nil means a MemoryStore of its own with
-	// DefaultMaxKeys (100 000) keys.
+	// DefaultMemoryStoreMaxKeys (100 000) keys.
 	Store Store
 
 	// FailClosed refuses requests (503 problem, Retry-After: 1) when the
@@ -52,13 +56,13 @@ type RateLimitConfig struct {
 	Logger *slog.Logger
 
 	// Clock returns the current time. Nil means the wall clock read once at
-	// RateLimit plus the monotonic time elapsed since: one clock read per
+	// NewRateLimiter plus the monotonic time elapsed since: one clock read per
 	// request, and immune to steps of the wall clock. Tests inject a fake.
 	Clock func() time.Time
 }
 
-// RateLimiter limits the request rate per key with a token bucket. It is
-// safe for concurrent use; one limiter installed on several routes or groups
+// RateLimiter limits the request rate per key with a token bucket. Make one
+// with NewRateLimiter; install its Middleware. It is safe for concurrent use; one limiter installed on several routes or groups
 // counts their requests together.
 type RateLimiter struct {
 	limit       Limit
@@ -93,7 +97,22 @@ const maxRefusalCache = 4096
 
 var storeDownRetryAfter = []string{"1"}
 
-// RateLimit returns a limiter applying cfg.Limit, a token bucket, to each
+// Validate reports the first problem of c that makes NewRateLimiter panic,
+// as an error naming the field and the reason, or nil: a Limit whose Rate
+// is below 1, whose Per or Burst is negative, whose Name is not a valid
+// header string or whose Burst times its interval overflows, or an
+// IPv6PrefixLen outside 0 to 128.
+func (c RateLimiterConfig) Validate() error {
+	if _, err := c.Limit.normalize(); err != nil {
+		return err
+	}
+	if c.IPv6PrefixLen < 0 || c.IPv6PrefixLen > 128 {
+		return errors.New("middleware: RateLimiterConfig.IPv6PrefixLen must be between 0 and 128, got " + strconv.Itoa(c.IPv6PrefixLen))
+	}
+	return nil
+}
+
+// NewRateLimiter returns a limiter applying cfg.Limit, a token bucket, to each
 // key (by default the client's address). A request finding its bucket empty
 // gets a 429 problem with Retry-After (whole seconds until the next token,
 // at least 1).
@@ -108,22 +127,20 @@ var storeDownRetryAfter = []string{"1"}
 //
 // (q is the bucket's capacity and w the time its full refill takes, the
 // closest the draft's quota-per-window model comes to a token bucket.)
-// OmitHeaders switches them off. It panics on a bad Limit.
+// OmitHeaders switches them off. It panics if cfg is invalid, with the
+// message RateLimiterConfig.Validate returns.
 //
 // Cost, with the default key and MemoryStore, for a key seen before: one
 // clock read, one shard lock and map update, and the headers from
-// pre-rendered values: 0 allocations (TestRateLimitAllocs; a key's first
+// pre-rendered values: 0 allocations (TestRateLimiterAllocs; a key's first
 // request allocates its entry). A refusal allocates its problem only.
 // Measured figures, with the command that produces them:
 // docs/middleware.md, "Rate limit".
-func RateLimit(cfg RateLimitConfig) *RateLimiter {
-	lim, err := cfg.Limit.normalize()
-	if err != nil {
+func NewRateLimiter(cfg RateLimiterConfig) *RateLimiter {
+	if err := cfg.Validate(); err != nil {
 		panic(err.Error())
 	}
-	if cfg.IPv6PrefixLen < 0 || cfg.IPv6PrefixLen > 128 {
-		panic("middleware: RateLimitConfig.IPv6PrefixLen must be between 0 and 128, got " + strconv.Itoa(cfg.IPv6PrefixLen))
-	}
+	lim, _ := cfg.Limit.normalize()
 	l := &RateLimiter{
 		limit:      lim,
 		key:        cfg.Key,

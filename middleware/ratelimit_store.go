@@ -127,14 +127,15 @@ func gcra(tat, now int64, lim Limit) (int64, Result) {
 	return next, Result{Allowed: true, Remaining: int(remaining), Reset: time.Duration(next - now)}
 }
 
-// DefaultMaxKeys is MemoryStore's default bound on the number of keys. An
-// entry costs about 100 bytes for a client-address key, plus the key's
-// bytes for a string key, so the default holds a store near 10 MB at most
-// (the measured figure, with its command: docs/middleware.md, "Rate
-// limit"), and 100 000 clients active within one refill window is more
-// than a single instance usually sees; past it, eviction keeps memory flat
-// at the price of forgetting the most nearly refilled buckets.
-const DefaultMaxKeys = 100_000
+// DefaultMemoryStoreMaxKeys is MemoryStore's bound on the number of keys
+// when MemoryStoreConfig.MaxKeys is 0. An entry costs about 100 bytes for a
+// client-address key, plus the key's bytes for a string key, so the default
+// holds a store near 10 MB at most (the measured figure, with its command:
+// docs/middleware.md, "Rate limit"), and 100 000 clients active within one
+// refill window is more than a single instance usually sees; past it,
+// eviction keeps memory flat at the price of forgetting the most nearly
+// refilled buckets.
+const DefaultMemoryStoreMaxKeys = 100_000
 
 // memShards is the number of independently locked shards of a MemoryStore.
 const memShards = 64
@@ -144,9 +145,9 @@ const evictSample = 8
 
 // MemoryStoreConfig configures NewMemoryStore.
 type MemoryStoreConfig struct {
-	// MaxKeys bounds the number of keys held. 0 means DefaultMaxKeys
-	// (100 000). The bound is split evenly over 64 shards, so it is
-	// rounded up to a multiple of 64.
+	// MaxKeys bounds the number of keys held. 0 or less means
+	// DefaultMemoryStoreMaxKeys (100 000). The bound is split evenly over
+	// 64 shards, so it is rounded up to a multiple of 64.
 	MaxKeys int
 }
 
@@ -188,7 +189,7 @@ type memKey struct {
 func NewMemoryStore(cfg MemoryStoreConfig) *MemoryStore {
 	n := cfg.MaxKeys
 	if n <= 0 {
-		n = DefaultMaxKeys
+		n = DefaultMemoryStoreMaxKeys
 	}
 	s := &MemoryStore{perShard: (n + memShards - 1) / memShards, seed: maphash.MakeSeed()}
 	for i := range s.shards {

@@ -37,14 +37,14 @@ func reqFrom(remote string) *http.Request {
 func newApp(mw plinth.Middleware) *plinth.App {
 	a := plinth.Bare()
 	a.Logger = discardLogger()
-	a.UseNative(mw)
+	a.Use(mw)
 	a.Get("/", okHandler)
 	return a
 }
 
-func TestRateLimitBurstRefusalRefill(t *testing.T) {
+func TestRateLimiterBurstRefusalRefill(t *testing.T) {
 	clock := newFakeClock()
-	rl := RateLimit(RateLimitConfig{Limit: Limit{Rate: 1, Per: time.Second, Burst: 3}, Clock: clock.Now})
+	rl := NewRateLimiter(RateLimiterConfig{Limit: Limit{Rate: 1, Per: time.Second, Burst: 3}, Clock: clock.Now})
 	app := newApp(rl.Middleware())
 	const client = "192.0.2.1:1234"
 	steps := []struct {
@@ -85,10 +85,10 @@ func TestRateLimitBurstRefusalRefill(t *testing.T) {
 	}
 }
 
-func TestRateLimitRetryAfterRoundsUp(t *testing.T) {
+func TestRateLimiterRetryAfterRoundsUp(t *testing.T) {
 	clock := newFakeClock()
 	// One token per 90s: w is 90, Retry-After counts down in whole seconds.
-	rl := RateLimit(RateLimitConfig{Limit: Limit{Name: "slow", Rate: 2, Per: 3 * time.Minute, Burst: 1}, Clock: clock.Now})
+	rl := NewRateLimiter(RateLimiterConfig{Limit: Limit{Name: "slow", Rate: 2, Per: 3 * time.Minute, Burst: 1}, Clock: clock.Now})
 	app := newApp(rl.Middleware())
 	if w := serve(app, reqFrom("192.0.2.1:1")); w.Code != 200 || w.Header().Get("RateLimit-Policy") != `"slow";q=1;w=90` {
 		t.Fatalf("first: %d %q", w.Code, w.Header().Get("RateLimit-Policy"))
@@ -101,9 +101,9 @@ func TestRateLimitRetryAfterRoundsUp(t *testing.T) {
 	}
 }
 
-func TestRateLimitKeysIndependent(t *testing.T) {
+func TestRateLimiterKeysIndependent(t *testing.T) {
 	clock := newFakeClock()
-	rl := RateLimit(RateLimitConfig{Limit: Limit{Rate: 1, Per: time.Hour}, Clock: clock.Now})
+	rl := NewRateLimiter(RateLimiterConfig{Limit: Limit{Rate: 1, Per: time.Hour}, Clock: clock.Now})
 	app := newApp(rl.Middleware())
 	for _, c := range []string{"192.0.2.1:1", "192.0.2.2:1", "[2001:db8::1]:1", "[2001:db8:0:2::1]:1"} {
 		if w := serve(app, reqFrom(c)); w.Code != 200 {
@@ -123,7 +123,7 @@ func TestRateLimitKeysIndependent(t *testing.T) {
 	// IPv6PrefixLen 128 keys single addresses; with a custom store the
 	// address is formatted.
 	for _, store := range []Store{nil, &stringStore{MemoryStore: NewMemoryStore(MemoryStoreConfig{})}} {
-		rl := RateLimit(RateLimitConfig{Limit: Limit{Rate: 1, Per: time.Hour}, IPv6PrefixLen: 128, Store: store, Clock: clock.Now})
+		rl := NewRateLimiter(RateLimiterConfig{Limit: Limit{Rate: 1, Per: time.Hour}, IPv6PrefixLen: 128, Store: store, Clock: clock.Now})
 		app := newApp(rl.Middleware())
 		for _, c := range []string{"[2001:db8::1]:1", "[2001:db8::2]:1"} {
 			if w := serve(app, reqFrom(c)); w.Code != 200 {
@@ -151,9 +151,9 @@ func (s *stringStore) Take(ctx context.Context, key string, now time.Time, lim L
 	return s.MemoryStore.Take(ctx, key, now, lim)
 }
 
-func TestRateLimitKeyFunc(t *testing.T) {
+func TestRateLimiterKeyFunc(t *testing.T) {
 	clock := newFakeClock()
-	rl := RateLimit(RateLimitConfig{
+	rl := NewRateLimiter(RateLimiterConfig{
 		Limit: Limit{Rate: 1, Per: time.Hour},
 		Clock: clock.Now,
 		Key: func(c *plinth.Ctx) (string, error) {
@@ -193,8 +193,8 @@ func TestRateLimitKeyFunc(t *testing.T) {
 	}
 }
 
-func TestRateLimitOmitHeaders(t *testing.T) {
-	rl := RateLimit(RateLimitConfig{Limit: Limit{Rate: 1, Per: time.Hour}, OmitHeaders: true})
+func TestRateLimiterOmitHeaders(t *testing.T) {
+	rl := NewRateLimiter(RateLimiterConfig{Limit: Limit{Rate: 1, Per: time.Hour}, OmitHeaders: true})
 	app := newApp(rl.Middleware())
 	for i, want := range []int{200, 429} {
 		w := serve(app, reqFrom("192.0.2.1:1"))
@@ -208,9 +208,9 @@ func TestRateLimitOmitHeaders(t *testing.T) {
 }
 
 // TestRateLimitUncachedValues uses a bucket too large for the header cache.
-func TestRateLimitUncachedValues(t *testing.T) {
+func TestRateLimiterUncachedValues(t *testing.T) {
 	clock := newFakeClock()
-	rl := RateLimit(RateLimitConfig{Limit: Limit{Name: "big", Rate: 100, Per: time.Second, Burst: 5000}, Clock: clock.Now})
+	rl := NewRateLimiter(RateLimiterConfig{Limit: Limit{Name: "big", Rate: 100, Per: time.Second, Burst: 5000}, Clock: clock.Now})
 	if rl.values != nil {
 		t.Fatal("expected no header cache for a 5000-token bucket with w=50")
 	}
@@ -231,11 +231,11 @@ func (s *failingStore) Take(context.Context, string, time.Time, Limit) (Result, 
 	return Result{}, errors.New("connection refused")
 }
 
-func TestRateLimitStoreFailure(t *testing.T) {
+func TestRateLimiterStoreFailure(t *testing.T) {
 	for _, closed := range []bool{false, true} {
 		var logs bytes.Buffer
 		st := &failingStore{}
-		rl := RateLimit(RateLimitConfig{
+		rl := NewRateLimiter(RateLimiterConfig{
 			Limit:      Limit{Rate: 1},
 			Store:      st,
 			FailClosed: closed,
@@ -269,15 +269,15 @@ func TestRateLimitStoreFailure(t *testing.T) {
 // TestRateLimitConcurrentExactBurst fires M simultaneous requests for one
 // key: exactly Burst must pass, with the default key (MemoryStore's address
 // path) and with a string key.
-func TestRateLimitConcurrentExactBurst(t *testing.T) {
+func TestRateLimiterConcurrentExactBurst(t *testing.T) {
 	const burst, m = 10, 200
 	for _, name := range []string{"address", "string"} {
 		t.Run(name, func(t *testing.T) {
-			cfg := RateLimitConfig{Limit: Limit{Rate: 1, Per: time.Hour, Burst: burst}}
+			cfg := RateLimiterConfig{Limit: Limit{Rate: 1, Per: time.Hour, Burst: burst}}
 			if name == "string" {
 				cfg.Key = func(c *plinth.Ctx) (string, error) { return "tenant-1", nil }
 			}
-			rl := RateLimit(cfg)
+			rl := NewRateLimiter(cfg)
 			app := newApp(rl.Middleware())
 			var ok, limited atomic.Int64
 			var wg sync.WaitGroup
@@ -305,7 +305,7 @@ func TestRateLimitConcurrentExactBurst(t *testing.T) {
 	}
 }
 
-func TestRateLimitAllocs(t *testing.T) {
+func TestRateLimiterAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
@@ -321,7 +321,7 @@ func TestRateLimitAllocs(t *testing.T) {
 		{"client address", nil},
 		{"string key", func(*plinth.Ctx) (string, error) { return "tenant-1", nil }},
 	} {
-		rl := RateLimit(RateLimitConfig{Limit: Limit{Rate: 10, Burst: 20}, Clock: clock, Key: tc.key})
+		rl := NewRateLimiter(RateLimiterConfig{Limit: Limit{Rate: 10, Burst: 20}, Clock: clock, Key: tc.key})
 		app := newApp(rl.Middleware())
 		req := reqFrom("192.0.2.1:1234")
 		w := &nopWriter{h: http.Header{}}
@@ -341,7 +341,7 @@ func TestRateLimitAllocs(t *testing.T) {
 	// A refusal allocates its problem only, even for a long window whose
 	// whole table of values is not kept.
 	fixed := func() time.Time { return t0 }
-	rl := RateLimit(RateLimitConfig{Limit: Limit{Rate: 1, Per: time.Hour}, Clock: fixed})
+	rl := NewRateLimiter(RateLimiterConfig{Limit: Limit{Rate: 1, Per: time.Hour}, Clock: fixed})
 	if rl.values != nil {
 		t.Fatal("expected no full header table for w=3600")
 	}
@@ -362,23 +362,37 @@ func TestRateLimitAllocs(t *testing.T) {
 	}
 }
 
-func TestRateLimitBadConfig(t *testing.T) {
-	for _, l := range []Limit{{}, {Rate: 1, Name: `"`}} {
+func TestRateLimiterBadConfig(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  RateLimiterConfig
+		want string // substring of the error
+	}{
+		{RateLimiterConfig{}, "Limit.Rate"},
+		{RateLimiterConfig{Limit: Limit{Rate: 1, Name: `"`}}, "Limit.Name"},
+		{RateLimiterConfig{Limit: Limit{Rate: 1, Per: -time.Second}}, "Limit.Per"},
+		{RateLimiterConfig{Limit: Limit{Rate: 1, Burst: -1}}, "Limit.Burst"},
+		{RateLimiterConfig{Limit: Limit{Rate: 1}, IPv6PrefixLen: 129}, "RateLimiterConfig.IPv6PrefixLen"},
+		{RateLimiterConfig{Limit: Limit{Rate: 1}, IPv6PrefixLen: -1}, "RateLimiterConfig.IPv6PrefixLen"},
+	} {
+		err := tc.cfg.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: Validate() = %v, want an error naming %s", tc.cfg, err, tc.want)
+			continue
+		}
 		func() {
 			defer func() {
-				if recover() == nil {
-					t.Errorf("%+v: no panic", l)
+				if p := recover(); p == nil {
+					t.Errorf("%+v: no panic", tc.cfg)
+				} else if p != err.Error() {
+					t.Errorf("%+v: panicked with %v, want %q", tc.cfg, p, err.Error())
 				}
 			}()
-			RateLimit(RateLimitConfig{Limit: l})
+			NewRateLimiter(tc.cfg)
 		}()
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("IPv6PrefixLen 129: no panic")
-		}
-	}()
-	RateLimit(RateLimitConfig{Limit: Limit{Rate: 1}, IPv6PrefixLen: 129})
+	if err := (RateLimiterConfig{Limit: Limit{Rate: 1}, IPv6PrefixLen: 128}).Validate(); err != nil {
+		t.Errorf("a valid configuration: %v", err)
+	}
 }
 
 // oddStore answers whatever result it holds, as a remote store might.
@@ -388,7 +402,7 @@ func (s *oddStore) Take(context.Context, string, time.Time, Limit) (Result, erro
 
 // TestRateLimitOddStoreResults checks that values outside the limiter's own
 // ranges are rendered, not looked up out of bounds.
-func TestRateLimitOddStoreResults(t *testing.T) {
+func TestRateLimiterOddStoreResults(t *testing.T) {
 	for _, tc := range []struct {
 		res        Result
 		status     int
@@ -400,7 +414,7 @@ func TestRateLimitOddStoreResults(t *testing.T) {
 		{Result{RetryAfter: 3 * time.Hour, Reset: 5 * time.Hour}, 429, `"default";r=0;t=18000`, "10800"},
 		{Result{RetryAfter: -time.Second}, 429, `"default";r=0;t=0`, "1"},
 	} {
-		rl := RateLimit(RateLimitConfig{Limit: Limit{Rate: 2, Burst: 4}, Store: &oddStore{tc.res}})
+		rl := NewRateLimiter(RateLimiterConfig{Limit: Limit{Rate: 2, Burst: 4}, Store: &oddStore{tc.res}})
 		w := serve(newApp(rl.Middleware()), reqFrom("192.0.2.1:1"))
 		if w.Code != tc.status || w.Header().Get("RateLimit") != tc.rateLimit || w.Header().Get("Retry-After") != tc.retryAfter {
 			t.Errorf("%+v: %d, RateLimit %q, Retry-After %q; want %d, %q, %q", tc.res, w.Code,

@@ -31,7 +31,7 @@ import (
 // plinth.CtxFrom(r).Secure()), which read a trusted proxy's
 // X-Forwarded-Proto or Forwarded proto=; like c.PeerAddr() they keep to the
 // connection's peer below RealIP (TestRealIPKeepsSecure).
-// Install RealIP with UseNative on the App so that it also covers the
+// Install RealIP with Use on the App so that it also covers the
 // fallbacks.
 //
 // Measured figures, with the command that produces them:

@@ -119,7 +119,7 @@ func serveClientIP(t *testing.T, tc ipCase, realIP bool) ipSeen {
 		}
 	}
 	if realIP {
-		app.UseNative(RealIP())
+		app.Use(RealIP())
 	}
 	var seen ipSeen
 	app.Get("/native", func(c *plinth.Ctx) error {
@@ -256,7 +256,7 @@ func TestRealIPRestoresRequest(t *testing.T) {
 	app := plinth.Bare()
 	app.TrustedProxies = defaultTrusted
 	var inner, outer string
-	app.UseNative(func(next plinth.HandlerFunc) plinth.HandlerFunc {
+	app.Use(func(next plinth.HandlerFunc) plinth.HandlerFunc {
 		return func(c *plinth.Ctx) error {
 			err := next(c)
 			outer = c.Request().RemoteAddr
@@ -268,7 +268,7 @@ func TestRealIPRestoresRequest(t *testing.T) {
 		if c.PeerAddr().String() != "10.0.0.1:5000" {
 			t.Errorf("PeerAddr %s below RealIP, want the connection's peer 10.0.0.1:5000", c.PeerAddr())
 		}
-		return plinth.NotFoundError("nope")
+		return plinth.NotFound("nope")
 	})
 	req := httptest.NewRequest("GET", "/", nil)
 	req.RemoteAddr = "10.0.0.1:5000"
@@ -293,7 +293,7 @@ func TestRealIPRestoresRequest(t *testing.T) {
 func TestRealIPKeepsSecure(t *testing.T) {
 	app := plinth.Bare()
 	app.TrustedProxies = defaultTrusted
-	app.UseNative(RealIP())
+	app.Use(RealIP())
 	var secure bool
 	app.Get("/", func(c *plinth.Ctx) error { secure = c.Secure(); return nil })
 	req := httptest.NewRequest("GET", "/", nil)
@@ -326,7 +326,7 @@ func TestRealIPAllocations(t *testing.T) {
 	} {
 		app := plinth.Bare()
 		app.TrustedProxies = tc.trusted
-		app.UseNative(RealIP())
+		app.Use(RealIP())
 		app.Get("/", func(c *plinth.Ctx) error { return c.Text(200, "Hello, World!") })
 		app.Build()
 		req := httptest.NewRequest("GET", "/", nil)
@@ -353,7 +353,7 @@ func TestRealIPAllocations(t *testing.T) {
 func TestSpoofedForwardedBehindXFFProxy(t *testing.T) {
 	app := plinth.New()
 	app.TrustedProxies = defaultTrusted
-	app.UseNative(RateLimit(RateLimitConfig{Limit: Limit{Rate: 5, Per: time.Hour}}).Middleware())
+	app.Use(NewRateLimiter(RateLimiterConfig{Limit: Limit{Rate: 5, Per: time.Hour}}).Middleware())
 	app.Get("/", func(c *plinth.Ctx) error { return c.Text(200, c.ClientIP().String()) })
 	passed := 0
 	for i := range 20 {

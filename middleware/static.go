@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -21,97 +22,155 @@ import (
 	"github.com/plinth-go/plinth/internal/httpsyntax"
 )
 
-// Defaults of Static.
+// Defaults of StaticConfig.
 const (
-	// DefaultStaticIndex is the file served for a directory request.
+	// DefaultStaticIndex is the file served for a directory request when
+	// StaticConfig.Index is "".
 	DefaultStaticIndex = "index.html"
 	// DefaultStaticCacheControl is sent with files whose names carry no
-	// content hash: caches may store them but must revalidate (cheap: a 304
-	// from the ETag or Last-Modified) before each use.
+	// content hash when StaticConfig.CacheControl is "": caches may store
+	// them but must revalidate (cheap: a 304 from the ETag or
+	// Last-Modified) before each use.
 	DefaultStaticCacheControl = "no-cache"
 	// ImmutableCacheControl is sent with files whose names carry a content
 	// hash (see HashedName): a new version gets a new name, so the old one
 	// can be cached for a year without revalidation.
 	ImmutableCacheControl = "public, max-age=31536000, immutable"
 	// DefaultStaticParam is the name of the trailing wildcard Static reads
-	// the file name from, as in "GET /assets/{path...}".
+	// the file name from, as in "GET /assets/{path...}", when
+	// StaticConfig.Param is "".
 	DefaultStaticParam = "path"
 )
 
-// StaticOption configures Static and StaticRoot.
-type StaticOption func(*staticConfig)
+// defaultStaticPrecompressed is StaticConfig.Precompressed's default.
+var defaultStaticPrecompressed = []string{"br", "gzip"}
 
+// StaticConfig configures NewStatic and NewStaticRoot. Its zero value is
+// the default: index.html for directories, no-cache for plain names and
+// ImmutableCacheControl for content-hashed ones (HashedName), br and gzip
+// siblings, the file name from the {path...} wildcard, dotfiles hidden.
+// The No and Omit fields switch a default off.
+type StaticConfig struct {
+	// Index is the file served for a request naming a directory. ""
+	// means DefaultStaticIndex ("index.html"). A directory request
+	// without its trailing slash is redirected (301, relative Location)
+	// to the slashed form, so that the page's relative links resolve.
+	// Directories are never listed.
+	Index string
+
+	// NoIndex switches index files off: directory requests get 404.
+	// Default false. It cannot be combined with Index.
+	NoIndex bool
+
+	// CacheControl is the Cache-Control value of files whose names carry
+	// no content hash. "" means DefaultStaticCacheControl ("no-cache"). A
+	// Cache-Control already set by an outer middleware is kept.
+	CacheControl string
+
+	// OmitCacheControl sends no Cache-Control with files whose names
+	// carry no content hash. Default false. It cannot be combined with
+	// CacheControl.
+	OmitCacheControl bool
+
+	// Immutable reports whether a file name carries a content hash; such
+	// files are sent with ImmutableCacheControl. It gets the
+	// slash-separated name inside the file system. Nil means HashedName;
+	// func(string) bool { return false } treats no name as hashed.
+	Immutable func(name string) bool
+
+	// Precompressed lists the precompressed siblings looked for, in the
+	// server's order of preference when the client rates them equally.
+	// Recognised: "br" (file.br), "zstd" (file.zst), "gzip" (file.gz); a
+	// repeated name counts once, another name is invalid. Nil or empty
+	// means "br", "gzip".
+	Precompressed []string
+
+	// NoPrecompressed switches precompressed serving off (and with it the
+	// Vary: Accept-Encoding it adds). Default false. It cannot be
+	// combined with Precompressed.
+	NoPrecompressed bool
+
+	// Param is the name of the trailing wildcard that holds the file name
+	// when the handler is registered on a pattern such as
+	// "GET /assets/{path...}". "" means DefaultStaticParam ("path"); a
+	// name holding "{", "}", ".", "/" or a space is invalid. Without such
+	// a wildcard in the matched pattern (Mount, or outside Plinth), the
+	// file name is the request's URL path.
+	Param string
+
+	// Dotfiles serves files and directories whose names start with a dot
+	// (".well-known", ".env"). Default false: they are answered with 404,
+	// so that a stray .git or .env in the served tree stays private.
+	Dotfiles bool
+}
+
+// Validate reports the first problem of c that makes NewStatic panic, as
+// an error naming the field and the reason, or nil: an unknown
+// Precompressed coding, a Param that is not a wildcard name, or a value
+// set together with the switch that turns it off.
+func (c StaticConfig) Validate() error {
+	_, err := c.resolve()
+	return err
+}
+
+// staticConfig is a StaticConfig with its defaults applied.
 type staticConfig struct {
-	index        string
-	cacheControl string
+	index        string // "": no index files
+	cacheControl string // "": none
 	immutable    func(name string) bool
-	encodings    []string
+	encodings    []string // none: precompressed serving off
 	param        string
 	dotfiles     bool
 }
 
-// StaticIndex sets the file served for a request naming a directory
-// (default DefaultStaticIndex, "index.html"); "" switches index files off, so
-// that directory requests get 404. A directory request without its trailing
-// slash is redirected (301, relative Location) to the slashed form, so that
-// the page's relative links resolve. Directories are never listed.
-func StaticIndex(name string) StaticOption {
-	return func(c *staticConfig) { c.index = name }
-}
-
-// StaticCacheControl sets the Cache-Control value of files whose names
-// carry no content hash (default DefaultStaticCacheControl, "no-cache");
-// "" sends none. A Cache-Control already set by an outer middleware is kept.
-func StaticCacheControl(v string) StaticOption {
-	return func(c *staticConfig) { c.cacheControl = v }
-}
-
-// StaticImmutable sets the test for content-hashed file names (default
-// HashedName), which are sent with ImmutableCacheControl. nil treats no name
-// as hashed. The test gets the slash-separated name inside the file system.
-func StaticImmutable(match func(name string) bool) StaticOption {
-	return func(c *staticConfig) { c.immutable = match }
-}
-
-// StaticPrecompressed sets the precompressed siblings looked for, in the
-// server's order of preference when the client rates them equally (default
-// "br", "gzip"). Recognised: "br" (file.br), "zstd" (file.zst), "gzip"
-// (file.gz); another name panics, a repeated one counts once. Called with
-// none, it switches precompressed serving off.
-func StaticPrecompressed(encodings ...string) StaticOption {
-	return func(c *staticConfig) {
-		c.encodings = nil
-		for _, e := range encodings {
-			if staticEncodingExt(e) == "" {
-				panic(fmt.Sprintf("middleware: StaticPrecompressed(%q): unknown encoding (want br, zstd or gzip)", e))
-			}
-			if !slices.Contains(c.encodings, e) {
-				c.encodings = append(c.encodings, e)
-			}
+// resolve checks c and applies its defaults.
+func (c StaticConfig) resolve() (staticConfig, error) {
+	r := staticConfig{
+		index:        cmp.Or(c.Index, DefaultStaticIndex),
+		cacheControl: cmp.Or(c.CacheControl, DefaultStaticCacheControl),
+		immutable:    c.Immutable,
+		param:        cmp.Or(c.Param, DefaultStaticParam),
+		dotfiles:     c.Dotfiles,
+	}
+	switch {
+	case c.NoIndex && c.Index != "":
+		return r, fmt.Errorf("middleware: StaticConfig.Index %q set together with NoIndex", c.Index)
+	case c.OmitCacheControl && c.CacheControl != "":
+		return r, fmt.Errorf("middleware: StaticConfig.CacheControl %q set together with OmitCacheControl", c.CacheControl)
+	case c.NoPrecompressed && len(c.Precompressed) > 0:
+		return r, fmt.Errorf("middleware: StaticConfig.Precompressed %q set together with NoPrecompressed", c.Precompressed)
+	}
+	if strings.ContainsAny(r.param, "{}./ ") {
+		return r, fmt.Errorf("middleware: StaticConfig.Param %q: not a wildcard name", r.param)
+	}
+	if c.NoIndex {
+		r.index = ""
+	}
+	if c.OmitCacheControl {
+		r.cacheControl = ""
+	}
+	if r.immutable == nil {
+		r.immutable = HashedName
+	}
+	encodings := c.Precompressed
+	if len(encodings) == 0 && !c.NoPrecompressed {
+		encodings = defaultStaticPrecompressed
+	}
+	for _, e := range encodings {
+		if staticEncodingExt(e) == "" {
+			return r, fmt.Errorf("middleware: StaticConfig.Precompressed: unknown encoding %q (want br, zstd or gzip)", e)
+		}
+		if !slices.Contains(r.encodings, e) {
+			r.encodings = append(r.encodings, e)
 		}
 	}
+	return r, nil
 }
 
-// StaticParam sets the name of the trailing wildcard that holds the file
-// name when the handler is registered on a pattern such as
-// "GET /assets/{path...}" (default DefaultStaticParam, "path"). Without such
-// a wildcard in the matched pattern (Mount, or outside Plinth), the file
-// name is the request's URL path.
-func StaticParam(name string) StaticOption {
-	return func(c *staticConfig) { c.param = name }
-}
-
-// StaticDotfiles serves files and directories whose names start with a dot
-// (".well-known", ".env"), which are answered with 404 by default so that a
-// stray .git or .env in the served tree stays private.
-func StaticDotfiles() StaticOption {
-	return func(c *staticConfig) { c.dotfiles = true }
-}
-
-// StaticHandler serves files from an fs.FS. Make one with Static or
-// StaticRoot. It is an http.Handler, for Mount and Handle, and its Serve
+// Static serves files from an fs.FS. Make one with NewStatic or
+// NewStaticRoot. It is an http.Handler, for Mount and Handle, and its Serve
 // method is a native handler. It is safe for concurrent use.
-type StaticHandler struct {
+type Static struct {
 	fsys         fs.FS
 	cfg          staticConfig
 	wildcard     string   // "{param...}"
@@ -135,26 +194,29 @@ type staticMeta struct {
 	ctype []string // from the original's extension; nil when unknown
 }
 
-// Static returns a handler that serves the files of fsys (an os.DirFS, an
-// embed.FS, an *os.Root's FS, a fstest.MapFS) for GET and HEAD requests.
+// NewStatic returns a handler that serves the files of fsys (an os.DirFS,
+// an embed.FS, an *os.Root's FS, a fstest.MapFS) for GET and HEAD
+// requests, configured by cfg (the zero StaticConfig is the default). It
+// panics if fsys is nil or cfg is invalid, with the message
+// StaticConfig.Validate returns.
 //
-//	app.Mount("/assets", middleware.Static(os.DirFS("public")))
-//	app.Get("/assets/{path...}", middleware.Static(assets).Serve)
-//	app.Handle("GET /assets/{path...}", middleware.Static(assets))
+//	app.Mount("/assets", middleware.NewStatic(os.DirFS("public"), middleware.StaticConfig{}))
+//	app.Get("/assets/{path...}", middleware.NewStatic(assets, middleware.StaticConfig{}).Serve)
+//	app.Handle("GET /assets/{path...}", middleware.NewStatic(assets, middleware.StaticConfig{}))
 //
 // The file name is the value of the matched pattern's trailing {path...}
-// wildcard (StaticParam) or else the request's URL path (Mount strips its
+// wildcard (StaticConfig.Param) or else the request's URL path (Mount strips its
 // prefix; its leading slash is dropped). Names that are not clean relative
 // paths (fs.ValidPath: "..", ".", empty elements, an absolute path), or
 // that hold a backslash or a NUL byte, get a 400 problem; names with an element
-// starting with a dot get 404 (StaticDotfiles); missing files, special
+// starting with a dot get 404 (StaticConfig.Dotfiles); missing files, special
 // files (devices, pipes) and directories without an index file get 404.
 // Directories are never listed; one named without its trailing slash is
-// redirected to it (301) when it has an index file (StaticIndex). Other methods than GET and HEAD get 405 with
-// Allow. Errors are RFC 9457 problems through the App's renderer.
+// redirected to it (301) when it has an index file (StaticConfig.Index).
+// Other methods than GET and HEAD get 405 with Allow. Errors are RFC 9457 problems through the App's renderer.
 //
 // os.DirFS follows symbolic links out of its directory; serve a tree that
-// others can write to with StaticRoot, whose os.Root refuses to leave it.
+// others can write to with NewStaticRoot, whose os.Root refuses to leave it.
 //
 // Range (206, multipart for several ranges, 416), If-Range, If-Match,
 // If-Unmodified-Since, If-None-Match and If-Modified-Since (304) are
@@ -177,11 +239,11 @@ type staticMeta struct {
 // serving is on, merged into one header line with a Vary already set.
 // Range requests always get the identity representation, so byte offsets
 // mean the same thing for every client and If-Range compares against the
-// identity's tag (StaticPrecompressed).
+// identity's tag (StaticConfig.Precompressed, NoPrecompressed).
 //
-// Caching: names with a content hash (HashedName, or StaticImmutable) get
-// Cache-Control: public, max-age=31536000, immutable; others get no-cache
-// (StaticCacheControl), so they are revalidated with a cheap 304.
+// Caching: names with a content hash (HashedName, or StaticConfig.Immutable)
+// get Cache-Control: public, max-age=31536000, immutable; others get
+// no-cache (StaticConfig.CacheControl), so they are revalidated with a cheap 304.
 //
 // Cost: from os.DirFS the time is the system calls (stat, open, fstat,
 // read, close), one stat more than http.FileServerFS makes (the one that
@@ -191,49 +253,41 @@ type staticMeta struct {
 // native Serve, a 200 costs at most 10 allocations and a 304 at most 6,
 // routing included (TestStaticAllocations). Measured figures, with the
 // command that produces them: docs/middleware.md, "Static files".
-func Static(fsys fs.FS, opts ...StaticOption) *StaticHandler {
-	cfg := staticConfig{
-		index:        DefaultStaticIndex,
-		cacheControl: DefaultStaticCacheControl,
-		immutable:    HashedName,
-		encodings:    []string{"br", "gzip"},
-		param:        DefaultStaticParam,
-	}
-	for _, o := range opts {
-		o(&cfg)
-	}
+func NewStatic(fsys fs.FS, cfg StaticConfig) *Static {
 	if fsys == nil {
-		panic("middleware: Static(nil)")
+		panic("middleware: NewStatic(nil)")
 	}
-	if cfg.param == "" || strings.ContainsAny(cfg.param, "{}./ ") {
-		panic(fmt.Sprintf("middleware: StaticParam(%q): not a wildcard name", cfg.param))
+	rc, err := cfg.resolve()
+	if err != nil {
+		panic(err.Error())
 	}
-	return &StaticHandler{
+	return &Static{
 		fsys:         fsys,
-		cfg:          cfg,
-		wildcard:     "{" + cfg.param + "...}",
-		cacheControl: []string{cfg.cacheControl},
+		cfg:          rc,
+		wildcard:     "{" + rc.param + "...}",
+		cacheControl: []string{rc.cacheControl},
 		allow:        []string{"GET, HEAD"},
 		vary:         httpsyntax.NewVaryNames("Accept-Encoding"),
 	}
 }
 
-// StaticRoot is Static over root.FS(): every name is resolved inside root,
-// and symbolic links that lead out of it (or are absolute) fail, so the
-// request gets 404. The root must stay open while the handler serves. Like
-// any os.Root it does not stop device files or /proc (Static only serves
-// regular files) nor bind mounts inside the tree.
-func StaticRoot(root *os.Root, opts ...StaticOption) *StaticHandler {
+// NewStaticRoot is NewStatic over root.FS(): every name is resolved inside
+// root, and symbolic links that lead out of it (or are absolute) fail, so
+// the request gets 404. The root must stay open while the handler serves.
+// Like any os.Root it does not stop device files or /proc (Static only
+// serves regular files) nor bind mounts inside the tree. It panics if root
+// is nil or cfg is invalid (StaticConfig.Validate).
+func NewStaticRoot(root *os.Root, cfg StaticConfig) *Static {
 	if root == nil {
-		panic("middleware: StaticRoot(nil)")
+		panic("middleware: NewStaticRoot(nil)")
 	}
-	return Static(root.FS(), opts...)
+	return NewStatic(root.FS(), cfg)
 }
 
-// ServeHTTP serves the file the request names; see Static. Inside a Plinth
-// App, errors go through the App's renderer; outside one, through the
-// built-in problem renderer.
-func (h *StaticHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP serves the file the request names; see NewStatic. Inside a
+// Plinth App, errors go through the App's renderer; outside one, through
+// the built-in problem renderer.
+func (h *Static) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	name, rooted := r.URL.Path, true
 	if r.Pattern != "" && strings.Contains(r.Pattern, h.wildcard) {
 		name, rooted = r.PathValue(h.cfg.param), false
@@ -254,7 +308,7 @@ func (h *StaticHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Serve is the native form of the handler, for Get and Handle with a
 // trailing wildcard: app.Get("/assets/{path...}", h.Serve).
-func (h *StaticHandler) Serve(c *plinth.Ctx) error {
+func (h *Static) Serve(c *plinth.Ctx) error {
 	name, rooted := c.Request().URL.Path, true
 	if strings.Contains(c.Pattern(), h.wildcard) {
 		name, rooted = c.Param(h.cfg.param), false
@@ -272,7 +326,7 @@ func errStaticMethod() error {
 
 // serve sends the file name: a URL path if rooted, else a wildcard's value,
 // relative.
-func (h *StaticHandler) serve(w http.ResponseWriter, r *http.Request, name string, rooted bool) error {
+func (h *Static) serve(w http.ResponseWriter, r *http.Request, name string, rooted bool) error {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header()["Allow"] = h.allow
 		return errStaticMethod()
@@ -317,7 +371,7 @@ func (h *StaticHandler) serve(w http.ResponseWriter, r *http.Request, name strin
 // name itself, or a directory's index file. redirect reports a directory
 // named without its trailing slash (dirSlash false) that has an index
 // file: it is redirected to the slashed form rather than served.
-func (h *StaticHandler) resolve(name string, dirSlash bool) (file string, redirect bool, err error) {
+func (h *Static) resolve(name string, dirSlash bool) (file string, redirect bool, err error) {
 	info, err := fs.Stat(h.fsys, name)
 	if err != nil {
 		return "", false, errStaticNotFound()
@@ -357,7 +411,7 @@ func redirectToDir(w http.ResponseWriter, r *http.Request, dir string) {
 // open opens the file to send and returns it with its own information,
 // read from the open file: the name may have been replaced since it was
 // looked up, and the tag must describe what is sent.
-func (h *StaticHandler) open(served string) (fs.File, fs.FileInfo, error) {
+func (h *Static) open(served string) (fs.File, fs.FileInfo, error) {
 	f, err := h.fsys.Open(served)
 	if err != nil {
 		return nil, nil, errStaticNotFound()
@@ -374,7 +428,7 @@ func (h *StaticHandler) open(served string) (fs.File, fs.FileInfo, error) {
 // representation meta describes (encoded with encoding, of size bytes, when
 // a precompressed sibling). It runs only once the file is open: an error
 // answer must not carry the file's caching headers.
-func (h *StaticHandler) setHeaders(hdr http.Header, name string, meta *staticMeta, encoding string, size int64) {
+func (h *Static) setHeaders(hdr http.Header, name string, meta *staticMeta, encoding string, size int64) {
 	hdr["Etag"] = meta.etag
 	if _, ok := hdr["Cache-Control"]; !ok {
 		if h.cfg.immutable != nil && h.cfg.immutable(name) {
@@ -424,7 +478,7 @@ func staticEncodingValue(e string) []string {
 // whether it ended in a slash (a directory request). A wildcard value is
 // relative already: one that starts with a slash ("/etc/passwd", from "%2F"
 // in the request) is absolute and refused.
-func (h *StaticHandler) clean(name string, rooted bool) (string, bool, error) {
+func (h *Static) clean(name string, rooted bool) (string, bool, error) {
 	if strings.IndexByte(name, 0) >= 0 || strings.IndexByte(name, '\\') >= 0 {
 		return "", false, errStaticBadPath()
 	}
@@ -457,7 +511,7 @@ func (h *StaticHandler) clean(name string, rooted bool) (string, bool, error) {
 // Accept-Encoding, and its encoding, or name itself and "". It only checks
 // that the sibling is a regular file: what is sent is described by the
 // opened file's own information (see open).
-func (h *StaticHandler) precompressed(r *http.Request, name string) (string, string) {
+func (h *Static) precompressed(r *http.Request, name string) (string, string) {
 	ae := r.Header["Accept-Encoding"]
 	if len(ae) == 0 {
 		return name, ""
@@ -505,7 +559,7 @@ func staticSeeker(f fs.File) (io.ReadSeeker, error) {
 
 // fileMeta returns the header values of the served file (name's sibling
 // when encoded), from the cache when the file is unchanged.
-func (h *StaticHandler) fileMeta(served, name string, info fs.FileInfo, content io.ReadSeeker) (*staticMeta, error) {
+func (h *Static) fileMeta(served, name string, info fs.FileInfo, content io.ReadSeeker) (*staticMeta, error) {
 	mod, size := info.ModTime(), info.Size()
 	if v, ok := h.meta.Load(served); ok {
 		m := v.(*staticMeta)
@@ -570,7 +624,7 @@ func etagAppendHex(b []byte, v uint64, digits int) []byte {
 // "jquery-3.7.1.min.js", "logo-2024.png" or "report-20241130.pdf" are not
 // hashed. A false positive would keep a stale file in caches for a year, so
 // the test errs the other way (a hash that happens to have no digit is
-// missed and merely revalidated): pass your own to StaticImmutable for
+// missed and merely revalidated): pass your own as StaticConfig.Immutable for
 // other naming schemes.
 func HashedName(name string) bool {
 	base := path.Base(name)

@@ -49,7 +49,7 @@ func readTestdata(t testing.TB, name string) string {
 
 // staticTestApp mounts h three ways: Mount, a native wildcard route and a
 // plain-handler wildcard route.
-func staticTestApp(h *StaticHandler) *plinth.App {
+func staticTestApp(h *Static) *plinth.App {
 	app := plinth.Bare()
 	app.Mount("/assets", h)
 	app.Get("/native/{path...}", h.Serve)
@@ -66,7 +66,7 @@ func TestStaticServesFiles(t *testing.T) {
 		name string
 		fs   fs.FS
 	}{{"dirfs", os.DirFS("testdata/static")}, {"embed", embeddedStatic(t)}} {
-		app := staticTestApp(Static(fsys.fs))
+		app := staticTestApp(NewStatic(fsys.fs, StaticConfig{}))
 		for _, prefix := range []string{"/assets", "/native", "/plain"} {
 			t.Run(fsys.name+prefix, func(t *testing.T) {
 				rec := staticGet(app, prefix+"/style.css")
@@ -99,8 +99,8 @@ func TestStaticServesFiles(t *testing.T) {
 
 func TestStaticTraversal(t *testing.T) {
 	secret := readTestdata(t, ".private/secret.txt")
-	h := Static(os.DirFS("testdata/static/docs"))
-	app := staticTestApp(Static(os.DirFS("testdata/static/docs")))
+	h := NewStatic(os.DirFS("testdata/static/docs"), StaticConfig{})
+	app := staticTestApp(NewStatic(os.DirFS("testdata/static/docs"), StaticConfig{}))
 	// Called directly, the handler sees the path as given.
 	direct := []struct {
 		path   string
@@ -201,7 +201,7 @@ func TestStaticRootSymlinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	app := staticTestApp(StaticRoot(root))
+	app := staticTestApp(NewStaticRoot(root, StaticConfig{}))
 	for _, tt := range []struct {
 		path   string
 		status int
@@ -222,9 +222,9 @@ func TestStaticRootSymlinks(t *testing.T) {
 			t.Errorf("%s: body %q, want %q", tt.path, rec.Body, tt.body)
 		}
 	}
-	// For contrast, os.DirFS follows the link out: this is why StaticRoot
+	// For contrast, os.DirFS follows the link out: this is why NewStaticRoot
 	// exists.
-	if rec := staticGet(staticTestApp(Static(os.DirFS(rootDir))), "/assets/escape.txt"); rec.Code != 200 {
+	if rec := staticGet(staticTestApp(NewStatic(os.DirFS(rootDir), StaticConfig{})), "/assets/escape.txt"); rec.Code != 200 {
 		t.Logf("os.DirFS no longer follows escaping links (status %d)", rec.Code)
 	}
 }
@@ -240,9 +240,9 @@ func TestStaticDirectories(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "noindex", "x.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	app := staticTestApp(Static(os.DirFS(dir)))
-	noIndex := staticTestApp(Static(os.DirFS(dir), StaticIndex("")))
-	dotfiles := staticTestApp(Static(os.DirFS(dir), StaticDotfiles()))
+	app := staticTestApp(NewStatic(os.DirFS(dir), StaticConfig{}))
+	noIndex := staticTestApp(NewStatic(os.DirFS(dir), StaticConfig{NoIndex: true}))
+	dotfiles := staticTestApp(NewStatic(os.DirFS(dir), StaticConfig{Dotfiles: true}))
 	for _, tt := range []struct {
 		name     string
 		app      http.Handler
@@ -299,7 +299,7 @@ func TestStaticPrecompressed(t *testing.T) {
 		name string
 		fs   fs.FS
 	}{{"dirfs", os.DirFS("testdata/static")}, {"embed", embeddedStatic(t)}} {
-		app := staticTestApp(Static(fsys.fs))
+		app := staticTestApp(NewStatic(fsys.fs, StaticConfig{}))
 		for _, tt := range []struct {
 			ae       string
 			encoding string
@@ -350,7 +350,7 @@ func TestStaticPrecompressed(t *testing.T) {
 		}
 	}
 
-	app := staticTestApp(Static(os.DirFS("testdata/static")))
+	app := staticTestApp(NewStatic(os.DirFS("testdata/static"), StaticConfig{}))
 	identity := staticGet(app, "/assets/style.css").Header().Get("ETag")
 	gzRec := staticGet(app, "/assets/style.css", "Accept-Encoding", "gzip")
 	t.Run("gzip decodes to the file", func(t *testing.T) {
@@ -394,13 +394,13 @@ func TestStaticPrecompressed(t *testing.T) {
 		}
 	})
 	t.Run("off", func(t *testing.T) {
-		rec := staticGet(staticTestApp(Static(os.DirFS("testdata/static"), StaticPrecompressed())), "/assets/style.css", "Accept-Encoding", "br, gzip")
+		rec := staticGet(staticTestApp(NewStatic(os.DirFS("testdata/static"), StaticConfig{NoPrecompressed: true})), "/assets/style.css", "Accept-Encoding", "br, gzip")
 		if rec.Header().Get("Content-Encoding") != "" || rec.Header().Get("Vary") != "" || rec.Body.String() != css {
 			t.Fatalf("Content-Encoding %q, Vary %q", rec.Header().Get("Content-Encoding"), rec.Header().Get("Vary"))
 		}
 	})
 	t.Run("gzip only", func(t *testing.T) {
-		rec := staticGet(staticTestApp(Static(os.DirFS("testdata/static"), StaticPrecompressed("gzip"))), "/assets/style.css", "Accept-Encoding", "br, gzip")
+		rec := staticGet(staticTestApp(NewStatic(os.DirFS("testdata/static"), StaticConfig{Precompressed: []string{"gzip"}})), "/assets/style.css", "Accept-Encoding", "br, gzip")
 		if rec.Header().Get("Content-Encoding") != "gzip" {
 			t.Fatalf("Content-Encoding %q", rec.Header().Get("Content-Encoding"))
 		}
@@ -409,7 +409,7 @@ func TestStaticPrecompressed(t *testing.T) {
 
 func TestStaticRanges(t *testing.T) {
 	data := readTestdata(t, "data.bin")
-	app := staticTestApp(Static(os.DirFS("testdata/static")))
+	app := staticTestApp(NewStatic(os.DirFS("testdata/static"), StaticConfig{}))
 	tag := staticGet(app, "/assets/data.bin").Header().Get("ETag")
 	t.Run("single", func(t *testing.T) {
 		rec := staticGet(app, "/assets/data.bin", "Range", "bytes=10-19")
@@ -486,7 +486,7 @@ func TestStaticConditional(t *testing.T) {
 	if err := os.Chtimes(name, mod, mod); err != nil {
 		t.Fatal(err)
 	}
-	app := staticTestApp(Static(os.DirFS(dir)))
+	app := staticTestApp(NewStatic(os.DirFS(dir), StaticConfig{}))
 	rec := staticGet(app, "/assets/page.html")
 	tag := rec.Header().Get("ETag")
 	wantTag := `"` + strconv.FormatUint(uint64(mod.UnixNano()), 16) + "-9" + `"`
@@ -535,7 +535,7 @@ func TestStaticConditional(t *testing.T) {
 }
 
 func TestStaticEmbed(t *testing.T) {
-	app := staticTestApp(Static(embeddedStatic(t)))
+	app := staticTestApp(NewStatic(embeddedStatic(t), StaticConfig{}))
 	css := readTestdata(t, "style.css")
 	rec := staticGet(app, "/assets/style.css")
 	tag := rec.Header().Get("ETag")
@@ -575,14 +575,14 @@ func (n noSeekFS) Open(name string) (fs.File, error) {
 
 func TestStaticNoSeek(t *testing.T) {
 	fsys := noSeekFS{fstest.MapFS{"a.txt": {Data: []byte("hello, world")}}}
-	app := staticTestApp(Static(fsys))
+	app := staticTestApp(NewStatic(fsys, StaticConfig{}))
 	if rec := staticGet(app, "/assets/a.txt", "Range", "bytes=7-"); rec.Code != 206 || rec.Body.String() != "world" {
 		t.Fatalf("status %d, body %q", rec.Code, rec.Body)
 	}
 }
 
 func TestStaticCaching(t *testing.T) {
-	app := staticTestApp(Static(os.DirFS("testdata/static")))
+	app := staticTestApp(NewStatic(os.DirFS("testdata/static"), StaticConfig{}))
 	for _, tt := range []struct{ path, want string }{
 		{"/assets/app.3f9a1c2b.js", ImmutableCacheControl},
 		{"/assets/style.css", "no-cache"},
@@ -593,28 +593,29 @@ func TestStaticCaching(t *testing.T) {
 			t.Errorf("%s: Cache-Control %q, want %q", tt.path, got, tt.want)
 		}
 	}
-	custom := staticTestApp(Static(os.DirFS("testdata/static"),
-		StaticCacheControl("public, max-age=60"),
-		StaticImmutable(func(name string) bool { return strings.HasSuffix(name, ".css") })))
+	custom := staticTestApp(NewStatic(os.DirFS("testdata/static"), StaticConfig{
+		CacheControl: "public, max-age=60",
+		Immutable:    func(name string) bool { return strings.HasSuffix(name, ".css") },
+	}))
 	if got := staticGet(custom, "/assets/style.css").Header().Get("Cache-Control"); got != ImmutableCacheControl {
 		t.Errorf("custom matcher: %q", got)
 	}
 	if got := staticGet(custom, "/assets/app.3f9a1c2b.js").Header().Get("Cache-Control"); got != "public, max-age=60" {
 		t.Errorf("custom default: %q", got)
 	}
-	none := staticTestApp(Static(os.DirFS("testdata/static"), StaticCacheControl(""), StaticImmutable(nil)))
+	none := staticTestApp(NewStatic(os.DirFS("testdata/static"), StaticConfig{OmitCacheControl: true, Immutable: func(string) bool { return false }}))
 	if got := staticGet(none, "/assets/app.3f9a1c2b.js").Header()["Cache-Control"]; got != nil {
 		t.Errorf("caching off: %q", got)
 	}
 	// An outer middleware's choice is kept.
 	outer := plinth.Bare()
-	outer.UseNative(func(next plinth.HandlerFunc) plinth.HandlerFunc {
+	outer.Use(func(next plinth.HandlerFunc) plinth.HandlerFunc {
 		return func(c *plinth.Ctx) error {
 			c.Header().Set("Cache-Control", "private")
 			return next(c)
 		}
 	})
-	outer.Mount("/assets", Static(os.DirFS("testdata/static")))
+	outer.Mount("/assets", NewStatic(os.DirFS("testdata/static"), StaticConfig{}))
 	if got := staticGet(outer, "/assets/app.3f9a1c2b.js").Header().Get("Cache-Control"); got != "private" {
 		t.Errorf("outer Cache-Control replaced: %q", got)
 	}
@@ -655,7 +656,7 @@ func TestHashedName(t *testing.T) {
 }
 
 func TestStaticMethods(t *testing.T) {
-	app := staticTestApp(Static(os.DirFS("testdata/static")))
+	app := staticTestApp(NewStatic(os.DirFS("testdata/static"), StaticConfig{}))
 	t.Run("HEAD", func(t *testing.T) {
 		rec := condServe(app, "HEAD", "/assets/style.css")
 		if rec.Code != 200 || rec.Body.Len() != 0 {
@@ -682,7 +683,7 @@ func TestStaticMethods(t *testing.T) {
 }
 
 func TestStaticErrorRenderer(t *testing.T) {
-	h := Static(os.DirFS("testdata/static"))
+	h := NewStatic(os.DirFS("testdata/static"), StaticConfig{})
 	app := plinth.Bare()
 	app.ErrorHandler = func(c *plinth.Ctx, err error) {
 		_ = c.Text(http.StatusTeapot, "custom: "+err.Error())
@@ -716,8 +717,8 @@ func TestStaticErrorRenderer(t *testing.T) {
 // server's own tags alone and still answers for them.
 func TestStaticWithETag(t *testing.T) {
 	app := plinth.Bare()
-	app.UseNative(ETag())
-	app.Mount("/assets", Static(embeddedStatic(t)))
+	app.Use(ETag(ETagConfig{}))
+	app.Mount("/assets", NewStatic(embeddedStatic(t), StaticConfig{}))
 	rec := staticGet(app, "/assets/style.css")
 	tag := rec.Header().Get("ETag")
 	if tag != etagTagOf(readTestdata(t, "style.css")) {
@@ -748,7 +749,7 @@ func TestStaticVaryMerged(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			app := plinth.Bare()
-			app.UseNative(func(next plinth.HandlerFunc) plinth.HandlerFunc {
+			app.Use(func(next plinth.HandlerFunc) plinth.HandlerFunc {
 				return func(c *plinth.Ctx) error {
 					for _, v := range tt.before {
 						c.Header().Add("Vary", v)
@@ -756,7 +757,7 @@ func TestStaticVaryMerged(t *testing.T) {
 					return next(c)
 				}
 			})
-			app.Mount("/assets", Static(embeddedStatic(t)))
+			app.Mount("/assets", NewStatic(embeddedStatic(t), StaticConfig{}))
 			for _, ae := range []string{"", "br"} {
 				rec := staticGet(app, "/assets/style.css", "Accept-Encoding", ae)
 				if got := rec.Header()["Vary"]; rec.Code != 200 || !slices.Equal(got, tt.want) {
@@ -774,7 +775,7 @@ func TestStaticConcurrent(t *testing.T) {
 	}
 	gz := readTestdata(t, "style.css.gz")
 	for _, fsys := range []fs.FS{os.DirFS("testdata/static"), embeddedStatic(t)} {
-		app := staticTestApp(Static(fsys))
+		app := staticTestApp(NewStatic(fsys, StaticConfig{}))
 		var wg sync.WaitGroup
 		for g := range 8 {
 			wg.Go(func() {
@@ -805,13 +806,13 @@ func TestStaticAllocations(t *testing.T) {
 		t.Skip("allocation counts differ under -race")
 	}
 	app := plinth.Bare()
-	app.Mount("/assets", Static(embeddedStatic(t)))
-	app.Get("/native/{path...}", Static(embeddedStatic(t)).Serve)
+	app.Mount("/assets", NewStatic(embeddedStatic(t), StaticConfig{}))
+	app.Get("/native/{path...}", NewStatic(embeddedStatic(t), StaticConfig{}).Serve)
 	// Under CORS, Accept-Encoding is merged into CORS's Vary: Origin; the
 	// merge is remembered, so it costs nothing per request.
 	cors := app.Group("/cors")
-	cors.UseNative(CORS(CORSConfig{AllowedOrigins: []string{"https://app.example"}}))
-	cors.Get("/{path...}", Static(embeddedStatic(t)).Serve)
+	cors.Use(CORS(CORSConfig{AllowedOrigins: []string{"https://app.example"}}))
+	cors.Get("/{path...}", NewStatic(embeddedStatic(t), StaticConfig{}).Serve)
 	for _, tt := range []struct {
 		name, path, inm, ae string
 		budget              float64
@@ -843,10 +844,10 @@ func TestStaticAllocations(t *testing.T) {
 	}
 }
 
-func ExampleStatic() {
+func ExampleNewStatic() {
 	assets := fstest.MapFS{"hello.txt": {Data: []byte("hello\n")}}
 	app := plinth.Bare()
-	app.Mount("/assets", Static(assets))
+	app.Mount("/assets", NewStatic(assets, StaticConfig{}))
 
 	rec := httptest.NewRecorder()
 	app.ServeHTTP(rec, httptest.NewRequest("GET", "/assets/hello.txt", nil))
@@ -858,8 +859,8 @@ func ExampleStatic() {
 // layer: problems carry the request ID, files and 304s pass unchanged.
 func TestStaticWithDefaults(t *testing.T) {
 	app := plinth.New()
-	app.UseNative(ETag())
-	app.Mount("/assets", Static(os.DirFS("testdata/static")))
+	app.Use(ETag(ETagConfig{}))
+	app.Mount("/assets", NewStatic(os.DirFS("testdata/static"), StaticConfig{}))
 	app.Get("/json", func(c *plinth.Ctx) error { return c.Text(http.StatusOK, "dynamic") })
 	rec := staticGet(app, "/assets/nope.txt")
 	if rec.Code != 404 || !strings.Contains(rec.Body.String(), `"request_id":`) {
@@ -878,13 +879,10 @@ func TestStaticWithDefaults(t *testing.T) {
 	}
 }
 
-func TestStaticBadOptions(t *testing.T) {
+func TestStaticBadConfig(t *testing.T) {
 	for name, f := range map[string]func(){
-		"nil fs":          func() { Static(nil) },
-		"nil root":        func() { StaticRoot(nil) },
-		"unknown coding":  func() { Static(fstest.MapFS{}, StaticPrecompressed("deflate")) },
-		"empty parameter": func() { Static(fstest.MapFS{}, StaticParam("")) },
-		"bad parameter":   func() { Static(fstest.MapFS{}, StaticParam("path...")) },
+		"nil fs":   func() { NewStatic(nil, StaticConfig{}) },
+		"nil root": func() { NewStaticRoot(nil, StaticConfig{}) },
 	} {
 		func() {
 			defer func() {
@@ -895,9 +893,44 @@ func TestStaticBadOptions(t *testing.T) {
 			f()
 		}()
 	}
+	// Invalid configurations: Validate names the field, and NewStatic
+	// panics with the same message.
+	for _, tc := range []struct {
+		name string
+		cfg  StaticConfig
+		want string // substring of the error
+	}{
+		{"unknown coding", StaticConfig{Precompressed: []string{"br", "deflate"}}, `Precompressed: unknown encoding "deflate"`},
+		{"bad parameter", StaticConfig{Param: "path..."}, `Param "path..."`},
+		{"braced parameter", StaticConfig{Param: "{path}"}, `Param "{path}"`},
+		{"index and no index", StaticConfig{Index: "home.html", NoIndex: true}, "NoIndex"},
+		{"cache control and omit", StaticConfig{CacheControl: "max-age=60", OmitCacheControl: true}, "OmitCacheControl"},
+		{"precompressed and none", StaticConfig{Precompressed: []string{"br"}, NoPrecompressed: true}, "NoPrecompressed"},
+	} {
+		err := tc.cfg.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "StaticConfig.") {
+			t.Errorf("%s: Validate() = %v, want an error naming the field and %q", tc.name, err, tc.want)
+			continue
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != err.Error() {
+					t.Errorf("%s: NewStatic panicked with %v, want %q", tc.name, p, err.Error())
+				}
+			}()
+			NewStatic(fstest.MapFS{}, tc.cfg)
+		}()
+	}
+	// The zero value, and each switch alone, are valid; "" is the default
+	// parameter name.
+	for _, cfg := range []StaticConfig{{}, {NoIndex: true}, {OmitCacheControl: true}, {NoPrecompressed: true}, {Param: ""}} {
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%+v: %v", cfg, err)
+		}
+	}
 	// A custom wildcard name.
 	app := plinth.Bare()
-	app.Get("/f/{file...}", Static(os.DirFS("testdata/static"), StaticParam("file")).Serve)
+	app.Get("/f/{file...}", NewStatic(os.DirFS("testdata/static"), StaticConfig{Param: "file"}).Serve)
 	if rec := staticGet(app, "/f/index.html"); rec.Code != 200 {
 		t.Fatalf("status %d", rec.Code)
 	}

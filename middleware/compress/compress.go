@@ -17,27 +17,30 @@ import (
 // with each library at each level; the measured sizes and times, with the
 // command that produces them, are in docs/middleware.md, "Compression".
 const (
-	// DefaultMinSize is the default minimum body size to compress, 1 KiB:
-	// below it the saving is a few hundred bytes at most, the response
-	// fits in one TCP segment either way, and the coding's framing and an
-	// encoder's set-up cost are not worth it.
+	// DefaultMinSize is the minimum body size to compress when
+	// Config.MinSize is 0, 1 KiB: below it the saving is a few hundred
+	// bytes at most, the response fits in one TCP segment either way, and
+	// the coding's framing and an encoder's set-up cost are not worth it.
 	DefaultMinSize = 1024
 
-	// DefaultBrotliLevel is brotli quality 4: smaller than gzip level 5 on
-	// every test body (quality 1 is not), and a little smaller than quality
-	// 3 for more time (lower it to 3 when CPU counts more than bytes). It
-	// costs several times gzip 5's time, so servers short of CPU
-	// should prefer zstd (WithEncodings).
+	// DefaultBrotliLevel is brotli quality 4, used when Config.Levels has
+	// no "br" entry: smaller than gzip level 5 on every test body (quality
+	// 1 is not), and a little smaller than quality 3 for more time (lower
+	// it to 3 when CPU counts more than bytes). It costs several times
+	// gzip 5's time, so servers short of CPU should prefer zstd
+	// (Config.Encodings).
 	DefaultBrotliLevel = 4
 
-	// DefaultZstdLevel is zstd level 1 (klauspost/compress's "fastest"):
-	// no larger than its "default" level (3) on any test body, and quicker
-	// than gzip level 5 on all of them.
+	// DefaultZstdLevel is zstd level 1 (klauspost/compress's "fastest"),
+	// used when Config.Levels has no "zstd" entry: no larger than its
+	// "default" level (3) on any test body, and quicker than gzip level 5
+	// on all of them.
 	DefaultZstdLevel = 1
 
-	// DefaultGzipLevel is gzip level 5, klauspost/compress's default:
-	// bodies clearly smaller than level 1's for about twice its time, where
-	// level 9 takes several times as long for bodies a few percent smaller.
+	// DefaultGzipLevel is gzip level 5, klauspost/compress's default, used
+	// when Config.Levels has no "gzip" entry: bodies clearly smaller than
+	// level 1's for about twice its time, where level 9 takes several
+	// times as long for bodies a few percent smaller.
 	DefaultGzipLevel = 5
 )
 
@@ -45,16 +48,18 @@ const (
 // preference, used when the client accepts several with equal q-values:
 // zstd first (at level 1 quicker than gzip 5, with smaller bodies), then br
 // (every current browser decodes it; at quality 4 smaller bodies than gzip
-// 5's for several times its time), then gzip (every client). Put Brotli
-// first with WithEncodings to trade CPU for bytes. A new slice each call.
+// 5's for several times its time), then gzip (every client): the default of
+// Config.Encodings. Put Brotli first to trade CPU for bytes. A new slice
+// each call.
 func DefaultEncodings() []string { return []string{Zstd, Brotli, Gzip} }
 
 // DefaultContentTypes returns the default allowlist of media types to
 // compress: text of every kind, JSON and XML (and their +json and +xml
 // variants, problem+json included), JavaScript, SVG, WebAssembly, NDJSON,
 // and the uncompressed font and icon formats. Images, video, audio, archives
-// and woff/woff2 fonts are already compressed and left alone. A new slice
-// each call: append to it and pass it to WithContentTypes.
+// and woff/woff2 fonts are already compressed and left alone: the default
+// of Config.ContentTypes. A new slice each call: append to it and pass it
+// as Config.ContentTypes.
 func DefaultContentTypes() []string {
 	return []string{
 		"text/*",
@@ -78,56 +83,49 @@ func DefaultContentTypes() []string {
 	}
 }
 
-// An Option configures New.
-type Option func(*config)
+// Config configures New. Its zero value is the default: zstd, br and gzip
+// in that order of preference, each at its default level, bodies of at least
+// DefaultMinSize (1 KiB), the types of DefaultContentTypes.
+type Config struct {
+	// Encodings lists the codings offered, in the server's order of
+	// preference among codings the client accepts equally. Known names are
+	// Brotli, Zstd and Gzip; an unknown or repeated name is invalid. Nil
+	// or empty means DefaultEncodings(): zstd, br, gzip. List Brotli first
+	// to trade CPU for bytes, or leave it out to save CPU.
+	Encodings []string
 
-// WithEncodings sets the codings offered and the server's order of
-// preference among codings the client accepts equally (default zstd, br,
-// gzip: DefaultEncodings). Known names are Brotli, Zstd and Gzip; an unknown
-// or repeated name, or none, makes New panic.
-func WithEncodings(names ...string) Option {
-	return func(c *config) { c.names = append([]string(nil), names...) }
+	// Levels sets the compression level of a coding, by its name: gzip 1
+	// to 9 (default DefaultGzipLevel, 5), br 0 to 11 (default
+	// DefaultBrotliLevel, 4), zstd 1 to 22 (default DefaultZstdLevel, 1;
+	// klauspost/compress maps the zstd levels onto its four speeds: 1-2
+	// fastest, 3-5 default, 6-9 better, 10-22 best). A coding without an
+	// entry gets its default. A level out of range or an unknown coding is
+	// invalid, also for a coding that Encodings leaves out.
+	Levels map[string]int
+
+	// MinSize is the smallest body, in bytes, that is compressed. 0 means
+	// DefaultMinSize (1 KiB); 1 compresses every non-empty body; a
+	// negative value is invalid. Up to that many bytes are buffered before
+	// the choice is made, unless the handler set Content-Length, which
+	// decides at once.
+	MinSize int
+
+	// ContentTypes is the allowlist of media types that are compressed.
+	// An entry is "type/subtype", "type/*" (any subtype) or
+	// "type/*+suffix" (any subtype ending in +suffix), matched
+	// case-insensitively against the response's Content-Type without its
+	// parameters; a malformed entry is invalid. Nil or empty means
+	// DefaultContentTypes(); to add a type, append it to that.
+	ContentTypes []string
 }
 
-// WithLevel sets the compression level of a coding: gzip 1 to 9 (default
-// DefaultGzipLevel, 5), br 0 to 11 (default DefaultBrotliLevel, 4), zstd 1
-// to 22 (default DefaultZstdLevel, 1; klauspost/compress maps the zstd
-// levels onto its four speeds: 1-2 fastest, 3-5 default, 6-9 better, 10-22
-// best). A level out of range or an unknown coding makes New panic.
-func WithLevel(coding string, level int) Option {
-	return func(c *config) {
-		if c.levels == nil {
-			c.levels = map[string]int{}
-		}
-		c.levels[coding] = level
-	}
-}
-
-// WithMinSize sets the smallest body, in bytes, that is compressed
-// (default DefaultMinSize, 1 KiB). Up to that many bytes are buffered before
-// the choice is made, unless the handler set Content-Length, which decides
-// at once. 0 compresses every non-empty body; a negative value makes New
-// panic.
-func WithMinSize(n int) Option {
-	return func(c *config) { c.minSize = n; c.minSizeSet = true }
-}
-
-// WithContentTypes replaces the allowlist of media types that are
-// compressed (default DefaultContentTypes). An entry is "type/subtype",
-// "type/*" (any subtype) or "type/*+suffix" (any subtype ending in
-// +suffix), matched case-insensitively against the response's Content-Type
-// without its parameters. A malformed entry makes New panic.
-func WithContentTypes(patterns ...string) Option {
-	return func(c *config) { c.types = append([]string(nil), patterns...); c.typesSet = true }
-}
-
-type config struct {
-	names      []string
-	levels     map[string]int
-	minSize    int
-	minSizeSet bool
-	types      []string
-	typesSet   bool
+// Validate reports the first problem of c that makes New panic, as an
+// error naming the field and the reason, or nil: an unknown or repeated
+// coding in Encodings, an unknown coding or a level out of range in Levels,
+// a negative MinSize, or a malformed entry in ContentTypes.
+func (c Config) Validate() error {
+	_, err := build(c)
+	return err
 }
 
 // middleware is a built configuration, shared by every route it wraps.
@@ -144,17 +142,19 @@ type middleware struct {
 // copyBufSize is the chunk ReadFrom reads a body in when compressing.
 const copyBufSize = 32 << 10
 
-// New returns the response compression middleware.
+// New returns the response compression middleware, configured by cfg (the
+// zero Config is the default; see its fields).
 //
 // For each request it picks a coding from Accept-Encoding (br, zstd or
 // gzip by default; q-values, "*" and "identity;q=0" honoured; see
-// WithEncodings) and compresses the response when all of these hold: the
-// method is not HEAD and the request has no Range header; the status is
-// 2xx to 5xx except 204, 206 and 304; the handler set no Content-Encoding
-// and no Content-Range, nor Cache-Control: no-transform; the Content-Type
-// (sniffed as net/http would when the handler set none) is in the allowlist
-// (WithContentTypes); and the body reaches the minimum size (WithMinSize),
-// which up to that size is buffered to find out. A client that forbids
+// Config.Encodings) and compresses the response when all of these hold:
+// the method is not HEAD and the request has no Range header; the status
+// is 2xx to 5xx except 204, 206 and 304; the handler set no
+// Content-Encoding and no Content-Range, nor Cache-Control: no-transform;
+// the Content-Type (sniffed as net/http would when the handler set none)
+// is in the allowlist (Config.ContentTypes); and the body reaches the
+// minimum size (Config.MinSize), which up to that size is buffered to find
+// out. A client that forbids
 // identity gets even small bodies compressed. A compressed response loses
 // Content-Length and Accept-Ranges, and a strong ETag becomes weak
 // (W/"..."), since the bytes differ from the uncompressed representation's.
@@ -181,8 +181,9 @@ const copyBufSize = 32 << 10
 // has been compressed. Encoders come from a sync.Pool per coding (and
 // level) and are reset for each response.
 //
-// Bad options (an unknown coding, a level out of range, a negative minimum
-// size, a malformed content type) panic here, at startup.
+// An invalid cfg (an unknown coding, a level out of range, a negative
+// minimum size, a malformed content type) panics here, at startup, with
+// the message Config.Validate returns.
 //
 // Cost: nearly all of a compressed response's time is the encoder's. The
 // middleware allocates nothing per request once its pools are warm
@@ -190,40 +191,39 @@ const copyBufSize = 32 << 10
 // minimum size, and gzip, br and zstd responses); after a GC has emptied
 // an encoder pool, the next response builds an encoder. Measured figures,
 // with the command that produces them: docs/middleware.md, "Compression".
-func New(opts ...Option) plinth.Middleware {
-	m, err := build(opts)
+func New(cfg Config) plinth.Middleware {
+	m, err := build(cfg)
 	if err != nil {
 		panic(err.Error())
 	}
 	return m.wrap
 }
 
-// build checks the options and builds the middleware; the first error
-// found is returned.
-func build(opts []Option) (*middleware, error) {
-	c := config{names: DefaultEncodings(), minSize: DefaultMinSize}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
+// build checks c, applies its defaults and builds the middleware; the
+// first error found is returned.
+func build(c Config) (*middleware, error) {
+	names := c.Encodings
+	if len(names) == 0 {
+		names = DefaultEncodings()
 	}
-	if len(c.names) == 0 {
-		return nil, fmt.Errorf("compress: WithEncodings needs at least one coding")
+	if len(names) > maxEncodings {
+		return nil, fmt.Errorf("compress: Config.Encodings: %d codings given, at most %d (%s, %s, %s)",
+			len(names), maxEncodings, Brotli, Zstd, Gzip)
 	}
-	if len(c.names) > maxEncodings {
-		return nil, fmt.Errorf("compress: WithEncodings: %d codings given, at most %d (%s, %s, %s)",
-			len(c.names), maxEncodings, Brotli, Zstd, Gzip)
+	minSize := c.MinSize
+	switch {
+	case minSize < 0:
+		return nil, fmt.Errorf("compress: Config.MinSize %d: the minimum size cannot be negative", minSize)
+	case minSize == 0:
+		minSize = DefaultMinSize
 	}
-	if c.minSize < 0 {
-		return nil, fmt.Errorf("compress: WithMinSize(%d): the minimum size cannot be negative", c.minSize)
-	}
-	m := &middleware{minSize: c.minSize, vary: httpsyntax.NewVaryNames("Accept-Encoding")}
+	m := &middleware{minSize: minSize, vary: httpsyntax.NewVaryNames("Accept-Encoding")}
 	var err error
-	if m.coders, m.names, err = newCoders(c.names, c.levels); err != nil {
+	if m.coders, m.names, err = newCoders(names, c.Levels); err != nil {
 		return nil, err
 	}
-	types := c.types
-	if !c.typesSet {
+	types := c.ContentTypes
+	if len(types) == 0 {
 		types = DefaultContentTypes()
 	}
 	if m.types, err = parseMediaPatterns(types); err != nil {
@@ -234,24 +234,27 @@ func build(opts []Option) (*middleware, error) {
 	return m, nil
 }
 
-// newCoders checks the levels set with WithLevel and builds a coder for
-// each of names (the WithEncodings order), at its level or the default.
+// newCoders checks the levels of Config.Levels and builds a coder for each
+// of names (the Config.Encodings order), at its level or the default.
 func newCoders(names []string, levels map[string]int) ([]*coder, []string, error) {
 	for coding, level := range levels {
 		if err := checkLevel(coding, level); err != nil {
-			return nil, nil, fmt.Errorf("compress: WithLevel: %w", err)
+			return nil, nil, fmt.Errorf("compress: Config.Levels: %w", err)
 		}
 	}
 	var coders []*coder
 	for i, name := range names {
 		for _, prev := range names[:i] {
 			if prev == name {
-				return nil, nil, fmt.Errorf("compress: WithEncodings: %q given twice", name)
+				return nil, nil, fmt.Errorf("compress: Config.Encodings: %q given twice", name)
 			}
 		}
 		level, ok := levels[name]
 		if !ok {
 			level = defaultLevel(name)
+		}
+		if err := checkLevel(name, level); err != nil {
+			return nil, nil, fmt.Errorf("compress: Config.Encodings: %w", err)
 		}
 		cd, err := newCoder(name, level)
 		if err != nil {
@@ -333,7 +336,7 @@ type mediaPattern struct {
 func parseMediaPattern(s string) (mediaPattern, error) {
 	typ, sub, ok := strings.Cut(strings.TrimSpace(s), "/")
 	if !ok || typ == "" || sub == "" || !httpsyntax.IsToken(typ) || typ == "*" {
-		return mediaPattern{}, fmt.Errorf("compress: content type %q: want type/subtype, type/* or type/*+suffix", s)
+		return mediaPattern{}, fmt.Errorf("compress: Config.ContentTypes: %q: want type/subtype, type/* or type/*+suffix", s)
 	}
 	switch {
 	case sub == "*":
@@ -343,7 +346,7 @@ func parseMediaPattern(s string) (mediaPattern, error) {
 	case httpsyntax.IsToken(sub) && !strings.Contains(sub, "*"):
 		return mediaPattern{typ: typ, sub: sub}, nil
 	}
-	return mediaPattern{}, fmt.Errorf("compress: content type %q: want type/subtype, type/* or type/*+suffix", s)
+	return mediaPattern{}, fmt.Errorf("compress: Config.ContentTypes: %q: want type/subtype, type/* or type/*+suffix", s)
 }
 
 // allowed reports whether the Content-Type value ct (parameters allowed)

@@ -28,12 +28,12 @@ import (
 
 var codings = []string{compress.Brotli, compress.Zstd, compress.Gzip}
 
-// newApp returns a Bare App with the middleware (built from opts) around
-// h at GET /x, and errors logged nowhere.
-func newApp(h plinth.HandlerFunc, opts ...compress.Option) *plinth.App {
+// newApp returns a Bare App with the middleware (built from cfg) around h
+// at GET /x, and errors logged nowhere.
+func newApp(h plinth.HandlerFunc, cfg compress.Config) *plinth.App {
 	app := plinth.Bare()
 	app.Logger = slog.New(slog.DiscardHandler)
-	app.UseNative(compress.New(opts...))
+	app.Use(compress.New(cfg))
 	app.Get("/x", h)
 	return app
 }
@@ -121,7 +121,7 @@ func TestRoundTrip(t *testing.T) {
 		for _, size := range []int{1024, 4096, 100_000} {
 			t.Run(fmt.Sprintf("%s/%d", coding, size), func(t *testing.T) {
 				body := text(size, uint64(size))
-				app := newApp(send("application/json", body))
+				app := newApp(send("application/json", body), compress.Config{})
 				rec := do(app, "GET", coding)
 				res := rec.Result()
 				if got := res.Header.Get("Content-Encoding"); got != coding {
@@ -174,7 +174,7 @@ func TestWriteStyles(t *testing.T) {
 	for name, h := range styles {
 		for _, ae := range []string{"-", "gzip", "br", "zstd"} {
 			t.Run(name+"/"+ae, func(t *testing.T) {
-				rec := do(newApp(h), "GET", ae)
+				rec := do(newApp(h, compress.Config{}), "GET", ae)
 				coding := strings.TrimPrefix(ae, "-")
 				if got := rec.Header().Get("Content-Encoding"); got != coding {
 					t.Fatalf("Content-Encoding %q, want %q", got, coding)
@@ -193,16 +193,16 @@ func TestMinSize(t *testing.T) {
 		size       int
 		ae         string
 		hdr        []string // response header pairs set by the handler
-		opts       []compress.Option
+		cfg        compress.Config
 		compressed bool
 	}{
 		{name: "below", size: 1023, ae: "gzip"},
 		{name: "at", size: 1024, ae: "gzip", compressed: true},
 		{name: "empty", size: 0, ae: "gzip"},
-		{name: "custom min below", size: 99, ae: "gzip", opts: []compress.Option{compress.WithMinSize(100)}},
-		{name: "custom min at", size: 100, ae: "gzip", opts: []compress.Option{compress.WithMinSize(100)}, compressed: true},
-		{name: "min 0", size: 1, ae: "gzip", opts: []compress.Option{compress.WithMinSize(0)}, compressed: true},
-		{name: "min 0 empty body", size: 0, ae: "gzip", opts: []compress.Option{compress.WithMinSize(0)}},
+		{name: "custom min below", size: 99, ae: "gzip", cfg: compress.Config{MinSize: 100}},
+		{name: "custom min at", size: 100, ae: "gzip", cfg: compress.Config{MinSize: 100}, compressed: true},
+		{name: "min 0", size: 1, ae: "gzip", cfg: compress.Config{MinSize: 1}, compressed: true},
+		{name: "min 0 empty body", size: 0, ae: "gzip", cfg: compress.Config{MinSize: 1}},
 		{name: "identity forbidden compresses small", size: 10, ae: "gzip, identity;q=0", compressed: true},
 		{name: "star zero compresses small", size: 10, ae: "br, *;q=0", compressed: true},
 		{name: "Content-Length small", size: 100, ae: "gzip", hdr: []string{"Content-Length", "100"}},
@@ -212,7 +212,7 @@ func TestMinSize(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			body := text(tt.size, 3)
-			rec := do(newApp(send("text/plain", body, tt.hdr...), tt.opts...), "GET", tt.ae)
+			rec := do(newApp(send("text/plain", body, tt.hdr...), tt.cfg), "GET", tt.ae)
 			got := rec.Header().Get("Content-Encoding")
 			if tt.compressed != (got != "") {
 				t.Fatalf("Content-Encoding %q, want compressed %v", got, tt.compressed)
@@ -230,11 +230,11 @@ func TestMinSize(t *testing.T) {
 func TestContentTypes(t *testing.T) {
 	html := []byte("<!DOCTYPE html><html><body>" + strings.Repeat("<p>plinth</p>", 200) + "</body></html>")
 	binary := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{0}, 3000)...)
-	custom := []compress.Option{compress.WithContentTypes("application/x-custom", "model/*", "application/*+yaml")}
+	custom := compress.Config{ContentTypes: []string{"application/x-custom", "model/*", "application/*+yaml"}}
 	tests := []struct {
 		ct         string // "" none set; "nil" present with no value (no sniffing)
 		body       []byte
-		opts       []compress.Option
+		cfg        compress.Config
 		compressed bool
 		wantCT     string // Content-Type after sniffing, when ct is ""
 	}{
@@ -264,10 +264,10 @@ func TestContentTypes(t *testing.T) {
 		{ct: "nil"},
 		{ct: "", body: html, compressed: true, wantCT: "text/html; charset=utf-8"},
 		{ct: "", body: binary, wantCT: "image/png"},
-		{ct: "application/x-custom", opts: custom, compressed: true},
-		{ct: "model/gltf+json", opts: custom, compressed: true},
-		{ct: "application/openapi+yaml", opts: custom, compressed: true},
-		{ct: "text/plain", opts: custom},
+		{ct: "application/x-custom", cfg: custom, compressed: true},
+		{ct: "model/gltf+json", cfg: custom, compressed: true},
+		{ct: "application/openapi+yaml", cfg: custom, compressed: true},
+		{ct: "text/plain", cfg: custom},
 	}
 	for _, tt := range tests {
 		t.Run(tt.ct, func(t *testing.T) {
@@ -286,7 +286,7 @@ func TestContentTypes(t *testing.T) {
 				_, err := c.Writer().Write(body)
 				return err
 			}
-			app := newApp(h, tt.opts...)
+			app := newApp(h, tt.cfg)
 			rec := do(app, "GET", "gzip")
 			got := rec.Header().Get("Content-Encoding")
 			if tt.compressed != (got == "gzip") {
@@ -342,7 +342,7 @@ func TestVary(t *testing.T) {
 						}
 						return c.Bytes(200, "application/json", body)
 					}
-					rec := do(newApp(h), "GET", ae)
+					rec := do(newApp(h, compress.Config{}), "GET", ae)
 					if got := rec.Header().Values("Vary"); fmt.Sprint(got) != fmt.Sprint(tt.want) {
 						t.Errorf("Vary %q, want %q", got, tt.want)
 					}
@@ -387,7 +387,7 @@ func TestSkips(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := do(newApp(tt.h), tt.method, "gzip, br, zstd", tt.reqHdr...)
+			rec := do(newApp(tt.h, compress.Config{}), tt.method, "gzip, br, zstd", tt.reqHdr...)
 			if rec.Code != tt.status {
 				t.Errorf("status %d, want %d", rec.Code, tt.status)
 			}
@@ -407,7 +407,7 @@ func TestSkips(t *testing.T) {
 
 func TestHEADKeepsHeaders(t *testing.T) {
 	body := text(4000, 2)
-	rec := do(newApp(send("text/plain", body, "Content-Length", "4000")), "HEAD", "gzip")
+	rec := do(newApp(send("text/plain", body, "Content-Length", "4000"), compress.Config{}), "HEAD", "gzip")
 	if rec.Header().Get("Content-Encoding") != "" || rec.Header().Get("Content-Length") != "4000" {
 		t.Errorf("HEAD: Content-Encoding %q, Content-Length %q", rec.Header().Get("Content-Encoding"), rec.Header().Get("Content-Length"))
 	}
@@ -425,13 +425,13 @@ func TestETag(t *testing.T) {
 		{`"abc"`, "identity", `"abc"`},
 	}
 	for _, tt := range tests {
-		rec := do(newApp(send("text/plain", body, "ETag", tt.etag)), "GET", tt.ae)
+		rec := do(newApp(send("text/plain", body, "ETag", tt.etag), compress.Config{}), "GET", tt.ae)
 		if got := rec.Header().Get("ETag"); got != tt.want {
 			t.Errorf("ETag %s with Accept-Encoding %q: got %s, want %s", tt.etag, tt.ae, got, tt.want)
 		}
 	}
 	// Small bodies keep their strong ETag: they are sent as they are.
-	rec := do(newApp(send("text/plain", []byte("small"), "ETag", `"s"`)), "GET", "gzip")
+	rec := do(newApp(send("text/plain", []byte("small"), "ETag", `"s"`), compress.Config{}), "GET", "gzip")
 	if got := rec.Header().Get("ETag"); got != `"s"` {
 		t.Errorf("small body: ETag %s", got)
 	}
@@ -439,11 +439,11 @@ func TestETag(t *testing.T) {
 
 func TestAcceptRangesDropped(t *testing.T) {
 	body := text(4000, 4)
-	rec := do(newApp(send("text/plain", body, "Accept-Ranges", "bytes")), "GET", "gzip")
+	rec := do(newApp(send("text/plain", body, "Accept-Ranges", "bytes"), compress.Config{}), "GET", "gzip")
 	if got := rec.Header().Get("Accept-Ranges"); got != "" {
 		t.Errorf("Accept-Ranges %q on a compressed response", got)
 	}
-	rec = do(newApp(send("text/plain", body, "Accept-Ranges", "bytes")), "GET", "-")
+	rec = do(newApp(send("text/plain", body, "Accept-Ranges", "bytes"), compress.Config{}), "GET", "-")
 	if got := rec.Header().Get("Accept-Ranges"); got != "bytes" {
 		t.Errorf("Accept-Ranges %q on an uncompressed response", got)
 	}
@@ -455,7 +455,7 @@ func TestHandlerErrorIsCompressedProblem(t *testing.T) {
 			h := func(c *plinth.Ctx) error {
 				return plinth.Error(http.StatusTeapot, "short and stout").With("padding", strings.Repeat("spout ", 300))
 			}
-			rec := do(newApp(h), "GET", coding)
+			rec := do(newApp(h, compress.Config{}), "GET", coding)
 			if rec.Code != http.StatusTeapot {
 				t.Fatalf("status %d, want 418", rec.Code)
 			}
@@ -478,7 +478,7 @@ func TestHandlerErrorIsCompressedProblem(t *testing.T) {
 		})
 	}
 	// A small problem is sent as it is, with Vary.
-	rec := do(newApp(func(c *plinth.Ctx) error { return plinth.NotFoundError("no") }), "GET", "gzip")
+	rec := do(newApp(func(c *plinth.Ctx) error { return plinth.NotFound("no") }, compress.Config{}), "GET", "gzip")
 	if rec.Code != 404 || rec.Header().Get("Content-Encoding") != "" || rec.Header().Get("Vary") != "Accept-Encoding" {
 		t.Errorf("small problem: %d, Content-Encoding %q, Vary %q", rec.Code, rec.Header().Get("Content-Encoding"), rec.Header().Get("Vary"))
 	}
@@ -497,7 +497,7 @@ func TestErrorAfterPartialBody(t *testing.T) {
 			c.Writer().Write(body)
 			return plinth.Error(500, "too late")
 		}
-		rec := do(newApp(h), "GET", "gzip")
+		rec := do(newApp(h, compress.Config{}), "GET", "gzip")
 		if rec.Code != 200 {
 			t.Errorf("%d bytes: status %d, want 200", size, rec.Code)
 		}
@@ -508,8 +508,8 @@ func TestErrorAfterPartialBody(t *testing.T) {
 }
 
 func TestFallbacksCovered(t *testing.T) {
-	// UseNative on the App wraps the 404 answer too.
-	app := newApp(send("text/plain", nil))
+	// Use on the App wraps the 404 answer too.
+	app := newApp(send("text/plain", nil), compress.Config{})
 	req := httptest.NewRequest("GET", "/missing", nil)
 	req.Header.Set("Accept-Encoding", "gzip")
 	rec := httptest.NewRecorder()
@@ -522,7 +522,7 @@ func TestFallbacksCovered(t *testing.T) {
 func TestPanicLeavesRecoveryAWorkingWriter(t *testing.T) {
 	app := plinth.New()
 	app.Logger = slog.New(slog.DiscardHandler)
-	app.UseNative(compress.New())
+	app.Use(compress.New(compress.Config{}))
 	app.Get("/x", func(c *plinth.Ctx) error {
 		c.Header().Set("Content-Type", "text/plain")
 		c.Writer().Write([]byte("partial"))
@@ -536,7 +536,7 @@ func TestPanicLeavesRecoveryAWorkingWriter(t *testing.T) {
 		t.Errorf("the buffered partial body leaked into the 500: %q", rec.Body.String())
 	}
 	// The App keeps serving through its pools.
-	app2 := newApp(send("text/plain", text(3000, 1)))
+	app2 := newApp(send("text/plain", text(3000, 1)), compress.Config{})
 	for range 3 {
 		if rec := do(app2, "GET", "gzip"); rec.Header().Get("Content-Encoding") != "gzip" {
 			t.Fatal("not compressed after a panic")
@@ -552,7 +552,7 @@ func TestInformationalPassesThrough(t *testing.T) {
 		c.Header().Del("Link")
 		return c.Bytes(200, "text/plain", body)
 	}
-	srv := httptest.NewServer(newApp(h))
+	srv := httptest.NewServer(newApp(h, compress.Config{}))
 	defer srv.Close()
 	req, _ := http.NewRequest("GET", srv.URL+"/x", nil)
 	req.Header.Set("Accept-Encoding", "gzip")
@@ -608,7 +608,7 @@ func testStreaming(t *testing.T, coding, via string) {
 		_, err := w.Write(second)
 		return err
 	}
-	srv := httptest.NewServer(newApp(h))
+	srv := httptest.NewServer(newApp(h, compress.Config{}))
 	defer srv.Close()
 	tr := &http.Transport{DisableCompression: true}
 	defer tr.CloseIdleConnections()
@@ -674,7 +674,7 @@ func TestLargeBodies(t *testing.T) {
 		}
 		return nil
 	}
-	app := newApp(h)
+	app := newApp(h, compress.Config{})
 	for _, coding := range codings {
 		rec := do(app, "GET", coding)
 		if rec.Header().Get("Content-Encoding") != coding {
@@ -690,7 +690,7 @@ func TestConcurrentRequestsKeepTheirOwnBodies(t *testing.T) {
 	app := newApp(func(c *plinth.Ctx) error {
 		id, _ := strconv.Atoi(c.Query("id"))
 		return c.Bytes(200, "application/json", text(1000+id*37, uint64(id)))
-	})
+	}, compress.Config{})
 	srv := httptest.NewServer(app)
 	defer srv.Close()
 	tr := &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 16}
@@ -741,7 +741,7 @@ func TestHijack(t *testing.T) {
 		brw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 8\r\nConnection: close\r\n\r\nhijacked")
 		return brw.Flush()
 	}
-	srv := httptest.NewServer(newApp(h))
+	srv := httptest.NewServer(newApp(h, compress.Config{}))
 	defer srv.Close()
 	req, _ := http.NewRequest("GET", srv.URL+"/x", nil)
 	req.Header.Set("Accept-Encoding", "gzip")
@@ -764,7 +764,7 @@ func TestHijack(t *testing.T) {
 		_, _, hijackErr = http.NewResponseController(c.Writer()).Hijack()
 		return nil
 	}
-	srv2 := httptest.NewServer(newApp(h2))
+	srv2 := httptest.NewServer(newApp(h2, compress.Config{}))
 	defer srv2.Close()
 	req, _ = http.NewRequest("GET", srv2.URL+"/x", nil)
 	req.Header.Set("Accept-Encoding", "gzip")
@@ -779,41 +779,49 @@ func TestHijack(t *testing.T) {
 	}
 }
 
-func TestNewRejectsBadOptions(t *testing.T) {
-	tests := map[string][]compress.Option{
-		"unknown coding":      {compress.WithEncodings("deflate")},
-		"no coding":           {compress.WithEncodings()},
-		"repeated coding":     {compress.WithEncodings("gzip", "gzip")},
-		"too many":            {compress.WithEncodings("gzip", "br", "zstd", "gzip")},
-		"gzip level":          {compress.WithLevel("gzip", 10)},
-		"gzip level 0":        {compress.WithLevel("gzip", 0)},
-		"br level":            {compress.WithLevel("br", 12)},
-		"zstd level":          {compress.WithLevel("zstd", 0)},
-		"level of unknown":    {compress.WithLevel("lzma", 3)},
-		"unused coding level": {compress.WithEncodings("br"), compress.WithLevel("gzip", 42)},
-		"negative min":        {compress.WithMinSize(-1)},
-		"bad type":            {compress.WithContentTypes("text")},
-		"wildcard type":       {compress.WithContentTypes("*/*")},
-		"bad suffix":          {compress.WithContentTypes("application/*json")},
-		"empty type":          {compress.WithContentTypes("")},
+func TestNewRejectsBadConfig(t *testing.T) {
+	tests := map[string]compress.Config{
+		"unknown coding":      {Encodings: []string{"deflate"}},
+		"repeated coding":     {Encodings: []string{"gzip", "gzip"}},
+		"too many":            {Encodings: []string{"gzip", "br", "zstd", "gzip"}},
+		"gzip level":          {Levels: map[string]int{"gzip": 10}},
+		"gzip level 0":        {Levels: map[string]int{"gzip": 0}},
+		"br level":            {Levels: map[string]int{"br": 12}},
+		"zstd level":          {Levels: map[string]int{"zstd": 0}},
+		"level of unknown":    {Levels: map[string]int{"lzma": 3}},
+		"unused coding level": {Encodings: []string{"br"}, Levels: map[string]int{"gzip": 42}},
+		"negative min":        {MinSize: -1},
+		"bad type":            {ContentTypes: []string{"text"}},
+		"wildcard type":       {ContentTypes: []string{"*/*"}},
+		"bad suffix":          {ContentTypes: []string{"application/*json"}},
+		"empty type":          {ContentTypes: []string{""}},
 	}
-	for name, opts := range tests {
+	for name, cfg := range tests {
 		t.Run(name, func(t *testing.T) {
+			err := cfg.Validate()
+			if err == nil || !strings.HasPrefix(err.Error(), "compress: Config.") {
+				t.Fatalf("Validate() = %v, want an error starting with compress: Config.", err)
+			}
 			defer func() {
 				p := recover()
 				if p == nil {
 					t.Fatal("New did not panic")
 				}
-				if s, ok := p.(string); !ok || !strings.HasPrefix(s, "compress: ") {
-					t.Errorf("panic %v: want a message starting with compress:", p)
+				if s, ok := p.(string); !ok || !strings.HasPrefix(s, "compress: ") || s != err.Error() {
+					t.Errorf("panic %v: want %q", p, err.Error())
 				}
 			}()
-			compress.New(opts...)
+			compress.New(cfg)
 		})
 	}
-	// And good ones do not.
-	compress.New(compress.WithEncodings("gzip", "br"), compress.WithLevel("gzip", 9), compress.WithLevel("br", 0),
-		compress.WithLevel("zstd", 22), compress.WithMinSize(0), compress.WithContentTypes("text/*"), nil)
+	// And good ones do not; the zero value and empty lists are the defaults.
+	good := compress.Config{Encodings: []string{"gzip", "br"}, Levels: map[string]int{"gzip": 9, "br": 0, "zstd": 22}, MinSize: 1, ContentTypes: []string{"text/*"}}
+	for _, cfg := range []compress.Config{good, {}, {Encodings: []string{}, ContentTypes: []string{}}} {
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%+v: %v", cfg, err)
+		}
+		compress.New(cfg)
+	}
 }
 
 func TestLevels(t *testing.T) {
@@ -822,7 +830,7 @@ func TestLevels(t *testing.T) {
 		coding string
 		level  int
 	}{{"gzip", 1}, {"gzip", 9}, {"br", 0}, {"br", 11}, {"zstd", 1}, {"zstd", 3}, {"zstd", 7}, {"zstd", 19}} {
-		app := newApp(send("text/plain", body), compress.WithEncodings(tt.coding), compress.WithLevel(tt.coding, tt.level))
+		app := newApp(send("text/plain", body), compress.Config{Encodings: []string{tt.coding}, Levels: map[string]int{tt.coding: tt.level}})
 		rec := do(app, "GET", "gzip, br, zstd")
 		if got := decode(t, rec.Header().Get("Content-Encoding"), rec.Body.Bytes()); !bytes.Equal(got, body) ||
 			rec.Header().Get("Content-Encoding") != tt.coding {
@@ -847,7 +855,7 @@ func TestHandlerTimeoutAnswerIsNotLabelled(t *testing.T) {
 	app := plinth.New()
 	app.Logger = slog.New(slog.DiscardHandler)
 	app.HandlerTimeout = 10 * time.Millisecond
-	app.UseNative(compress.New())
+	app.Use(compress.New(compress.Config{}))
 	body := text(4000, 1)
 	app.Get("/x", func(c *plinth.Ctx) error {
 		<-c.Context().Done()
@@ -874,7 +882,7 @@ func TestServeContentIsCompressed(t *testing.T) {
 		c.Header().Set("ETag", `"v7"`)
 		http.ServeContent(c.Writer(), c.Request(), "data.txt", mod, bytes.NewReader(body))
 		return nil
-	})
+	}, compress.Config{})
 	for _, coding := range codings {
 		rec := do(app, "GET", coding)
 		h := rec.Header()
@@ -903,7 +911,7 @@ func TestContentLengthWithoutTypeIsSniffed(t *testing.T) {
 		_, err := io.Copy(c.Writer(), bytes.NewReader(body))
 		return err
 	}
-	rec := do(newApp(h), "GET", "gzip")
+	rec := do(newApp(h, compress.Config{}), "GET", "gzip")
 	if rec.Header().Get("Content-Encoding") != "gzip" || rec.Header().Get("Content-Type") != "text/html; charset=utf-8" {
 		t.Fatalf("Content-Encoding %q, Content-Type %q", rec.Header().Get("Content-Encoding"), rec.Header().Get("Content-Type"))
 	}

@@ -7,7 +7,7 @@
 // github.com/klauspost/compress.
 //
 //	app := plinth.New()
-//	app.UseNative(compress.New()) // zstd > br > gzip, 1 KiB minimum, text-like types
+//	app.Use(compress.New(compress.Config{})) // zstd > br > gzip, 1 KiB minimum, text-like types
 //
 // Install it on the App (it then also covers the 404 and 405 answers) or
 // on a group. Middleware that must see the final status or the bytes on the
@@ -49,5 +49,5 @@
 // produce them, are in docs/middleware.md, "Compression".
 // Servers short of CPU can put zstd first or leave brotli out:
 //
-//	compress.New(compress.WithEncodings(compress.Zstd, compress.Gzip))
+//	compress.New(compress.Config{Encodings: []string{compress.Zstd, compress.Gzip}})
 package compress

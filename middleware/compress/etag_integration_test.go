@@ -19,7 +19,7 @@ func TestWithETagMiddleware(t *testing.T) {
 	body := text(5000, 3)
 	app := plinth.Bare()
 	app.Logger = slog.New(slog.DiscardHandler)
-	app.UseNative(compress.New(), middleware.ETag())
+	app.Use(compress.New(compress.Config{}), middleware.ETag(middleware.ETagConfig{}))
 	app.Get("/x", func(c *plinth.Ctx) error { return c.Bytes(200, "application/json", body) })
 
 	for _, coding := range codings {

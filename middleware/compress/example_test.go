@@ -11,10 +11,10 @@ import (
 
 func ExampleNew() {
 	app := plinth.Bare()
-	app.UseNative(compress.New(
-		compress.WithEncodings(compress.Zstd, compress.Gzip), // no brotli: cheaper CPU
-		compress.WithLevel(compress.Gzip, 6),
-	))
+	app.Use(compress.New(compress.Config{
+		Encodings: []string{compress.Zstd, compress.Gzip}, // no brotli: cheaper CPU
+		Levels:    map[string]int{compress.Gzip: 6},
+	}))
 	app.Get("/report", func(c *plinth.Ctx) error {
 		return c.Text(200, strings.Repeat("all systems nominal\n", 100))
 	})

@@ -87,10 +87,10 @@ func agreementApps() (staticApp, compressApp *plinth.App) {
 	}
 	staticApp = plinth.Bare()
 	staticApp.Logger = slog.New(slog.DiscardHandler)
-	staticApp.Mount("/files", middleware.Static(fsys, middleware.StaticPrecompressed(order...)))
+	staticApp.Mount("/files", middleware.NewStatic(fsys, middleware.StaticConfig{Precompressed: order}))
 	compressApp = newApp(func(c *plinth.Ctx) error {
 		return c.Text(http.StatusOK, strings.Repeat(agreementBody, 50))
-	}, compress.WithEncodings(order...))
+	}, compress.Config{Encodings: order})
 	return staticApp, compressApp
 }
 

@@ -91,7 +91,7 @@ func TestCheckLevel(t *testing.T) {
 }
 
 func TestAllowedMediaTypes(t *testing.T) {
-	m, err := build(nil)
+	m, err := build(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestParseMediaPattern(t *testing.T) {
 // line, keeping what is there, and never writes into the value it shares
 // between responses.
 func TestAddVary(t *testing.T) {
-	m, err := build(nil)
+	m, err := build(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

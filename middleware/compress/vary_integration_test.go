@@ -34,12 +34,12 @@ func TestVaryOneLineStacked(t *testing.T) {
 
 	app := plinth.Bare()
 	app.Logger = slog.New(slog.DiscardHandler)
-	app.UseNative(
+	app.Use(
 		middleware.CORS(middleware.CORSConfig{AllowedOrigins: []string{"https://app.example", "https://*.example.co.uk"}}),
-		compress.New(),
-		middleware.ETag(),
+		compress.New(compress.Config{}),
+		middleware.ETag(middleware.ETagConfig{}),
 	)
-	app.Get("/static/{path...}", middleware.Static(files).Serve)
+	app.Get("/static/{path...}", middleware.NewStatic(files, middleware.StaticConfig{}).Serve)
 	app.Get("/api", func(c *plinth.Ctx) error { return c.Bytes(200, "application/json", body) })
 	app.Get("/api/lang", func(c *plinth.Ctx) error {
 		c.Header().Add("Vary", "Accept-Language") // a second line, beside CORS's

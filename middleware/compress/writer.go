@@ -25,7 +25,7 @@ const (
 )
 
 // maxPooledBuf is the capacity above which a writer drops its buffer
-// instead of keeping it in the pool (with a large WithMinSize).
+// instead of keeping it in the pool (with a large Config.MinSize).
 const maxPooledBuf = 64 << 10
 
 // ErrHijackCompressed is returned by Hijack once the response is being

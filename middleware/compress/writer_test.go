@@ -94,10 +94,10 @@ func TestAllocationBudgets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			app := newApp(jsonHandler(tt.body))
+			app := newApp(jsonHandler(tt.body), compress.Config{})
 			if tt.cors {
 				app = plinth.Bare()
-				app.UseNative(middleware.CORS(middleware.CORSConfig{AllowedOrigins: []string{"https://app.example"}}), compress.New())
+				app.Use(middleware.CORS(middleware.CORSConfig{AllowedOrigins: []string{"https://app.example"}}), compress.New(compress.Config{}))
 				app.Get("/x", jsonHandler(tt.body))
 				if got := do(app, "GET", tt.ae).Header()["Vary"]; len(got) != 1 || got[0] != "Origin, Accept-Encoding" {
 					t.Fatalf("Vary %q, want [\"Origin, Accept-Encoding\"]", got)
@@ -127,7 +127,7 @@ func TestReadFromPassThroughKeepsSendfilePath(t *testing.T) {
 			t.Errorf("ReadFrom copied %d", n)
 		}
 		return err
-	})
+	}, compress.Config{})
 	for _, ae := range []string{"-", "gzip"} {
 		rec := do(app, "GET", ae)
 		if got := decode(t, rec.Header().Get("Content-Encoding"), rec.Body.Bytes()); !bytes.Equal(got, body) {
@@ -146,7 +146,7 @@ func TestUnwrapReachesTheServer(t *testing.T) {
 			return err
 		}
 		return c.Text(200, "ok")
-	})
+	}, compress.Config{})
 	srv := httptest.NewServer(app)
 	defer srv.Close()
 	res, err := http.Get(srv.URL + "/x")
@@ -168,7 +168,7 @@ func TestWriteAfterFlushOnSmallBody(t *testing.T) {
 		c.Writer().(http.Flusher).Flush()
 		io.WriteString(c.Writer(), strings.Repeat("b", 10))
 		return nil
-	})
+	}, compress.Config{})
 	rec := do(app, "GET", "zstd")
 	if rec.Header().Get("Content-Encoding") != "zstd" || !rec.Flushed {
 		t.Fatalf("Content-Encoding %q, flushed %v", rec.Header().Get("Content-Encoding"), rec.Flushed)
@@ -187,7 +187,7 @@ func TestHandlerWritesNothing(t *testing.T) {
 	app := newApp(func(c *plinth.Ctx) error {
 		c.Header().Set("X-Only", "header")
 		return nil
-	})
+	}, compress.Config{})
 	rec := do(app, "GET", "gzip")
 	if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("Content-Encoding") != "" || rec.Header().Get("X-Only") != "header" {
 		t.Errorf("status %d, %d bytes, Content-Encoding %q", rec.Code, rec.Body.Len(), rec.Header().Get("Content-Encoding"))
@@ -252,7 +252,7 @@ func TestRandomHandlers(t *testing.T) {
 			}
 			return nil
 		}
-		rec := do(newApp(h, compress.WithMinSize(minSize)), "GET", ae)
+		rec := do(newApp(h, compress.Config{MinSize: minSize}), "GET", ae)
 		want := status
 		if want == 0 {
 			want = 200

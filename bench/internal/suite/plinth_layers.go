@@ -7,11 +7,11 @@ import (
 )
 
 // plinthLayered is plinth.Bare() with the core's standalone layers installed
-// one by one: RequestID, SecureHeaders (the four headers) and Timeout.
+// one by one: RequestID, Security (the four headers) and Timeout.
 func plinthLayered(routes []Route) http.Handler {
 	app := plinth.Bare()
-	app.UseNative(plinth.RequestID(),
-		plinth.SecureHeaders(plinth.SecurityHeaders(SecurityHeaderSet())),
+	app.Use(plinth.RequestID(),
+		plinth.Security(plinth.SecurityHeaders(SecurityHeaderSet())),
 		plinth.Timeout(HandlerTimeout))
 	return plinthApp(app, routes)
 }

@@ -115,7 +115,7 @@ const (
 	StackNone Stack = iota
 	// StackLayered: a request ID, the four SecurityHeaderSet headers and a
 	// HandlerTimeout context deadline, each framework with its own
-	// middleware; Plinth as plinth.Bare() with three UseNative layers.
+	// middleware; Plinth as plinth.Bare() with three Use layers.
 	StackLayered
 	// StackFused: as StackLayered, but Plinth with the fused default layer of
 	// plinth.New() restricted to the four headers (the other frameworks have
