@@ -710,3 +710,21 @@ func ExampleCORS() {
 	// Access-Control-Max-Age: 300
 	// Vary: Origin, Access-Control-Request-Method, Access-Control-Request-Headers
 }
+
+// TestCORSOnBodyLimit (issue 10.5): the 413 that the core decides from
+// Content-Length passes through CORS like any error, so a browser reads the
+// 413 instead of reporting a CORS failure.
+func TestCORSOnBodyLimit(t *testing.T) {
+	app := plinth.New()
+	app.SetBodyLimit(10)
+	app.Use(CORS(CORSConfig{AllowedOrigins: []string{"https://app.example"}}))
+	app.Post("/upload", func(c *plinth.Ctx) error { return c.NoContent(204) })
+	req := httptest.NewRequest("POST", "/upload", strings.NewReader(strings.Repeat("x", 100)))
+	req.Header.Set("Origin", "https://app.example")
+	rec := httptest.NewRecorder()
+	app.ServeHTTP(rec, req)
+	if rec.Code != 413 || rec.Header().Get("Access-Control-Allow-Origin") != "https://app.example" || rec.Header().Get("X-Request-Id") == "" {
+		t.Errorf("413 for an allowed origin: %d, Access-Control-Allow-Origin %q, X-Request-Id %q",
+			rec.Code, rec.Header().Get("Access-Control-Allow-Origin"), rec.Header().Get("X-Request-Id"))
+	}
+}
