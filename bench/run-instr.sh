@@ -25,7 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 count() { # framework requests -> server instructions
 	local out=$tmp/cg.$1.$2 addr=$tmp/addr.$1.$2
 	rm -f "$addr"
-	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file="$out" \
+	GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=callgrind --callgrind-out-file="$out" \
 		bin/instr -framework "$1" -scenario "$sc" -addr-file "$addr" -conns 4 >/dev/null 2>"$out.log" &
 	local pid=$!
 	for _ in $(seq 1 600); do [ -s "$addr" ] && break; sleep 0.1; done
