@@ -146,3 +146,29 @@ func TestAllocationBudgets(t *testing.T) {
 		}
 	}
 }
+
+type paramsIn struct {
+	ID    int    `path:"id" validate:"min=1"`
+	Limit int    `query:"limit" default:"10" validate:"min=1,max=100"`
+	Sort  string `query:"sort" validate:"enum=asc|desc"`
+	Trace string `header:"X-Trace" validate:"maxLength=32"`
+	Sess  string `cookie:"sid" validate:"minLength=2"`
+}
+
+type paramsOut struct {
+	Status int
+	Total  int `header:"X-Total"`
+	Body   *itemOut
+}
+
+// paramsApp serves GET /things/{id}, a typed operation that binds a
+// parameter of every source and answers with a header and a JSON body.
+func paramsApp() *plinth.App {
+	app := plinth.Bare()
+	a := api.New(app, api.Config{OpenAPIPath: "-"})
+	api.Register(a, api.Operation{Method: "GET", Path: "/things/{id}"}, func(ctx context.Context, in *paramsIn) (*paramsOut, error) {
+		return &paramsOut{Total: in.Limit, Body: &itemOut{in.ID, in.Limit, in.Sort}}, nil
+	})
+	app.Build()
+	return app
+}

@@ -6,21 +6,21 @@
 //
 // Plain Plinth routes and typed operations share one App and one document.
 // Native handlers get the same binding and validation of a request body
-// through a Binder (NewBinder) or Bind. The document states the rules as
-// the validator applies them: both read the rules compiled once from the
-// tags. The package depends on the standard library only. See docs/api.md.
+// through a Binder (NewBinder) or Bind, and any value its validator
+// (NewChecker). The document states the rules as the validator applies
+// them: both read the rules compiled once from the tags; API.Document
+// returns it as the typed model of package openapi. The package depends on
+// the standard library only. See docs/api.md.
 package api
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"reflect"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/api/openapi"
 )
 
 // DefaultDocsURL is the renderer script the docs page loads by default: the
@@ -82,25 +82,14 @@ type Config struct {
 	Message func(r *http.Request, code, param string) string
 }
 
-// Server is one entry of the document's servers list.
-type Server struct {
-	URL         string
-	Description string
-}
+// Server is one entry of the document's servers list: its URL and an
+// optional description.
+type Server = openapi.Server
 
 // SecurityScheme is one entry of components.securitySchemes: for example
 // {Type: "http", Scheme: "bearer", BearerFormat: "JWT"} or {Type: "apiKey",
 // In: "header", Name: "X-API-Key"}.
-type SecurityScheme struct {
-	Type         string // "http", "apiKey", "oauth2", "openIdConnect", "mutualTLS"
-	Description  string
-	Scheme       string // http: "bearer", "basic", ...
-	BearerFormat string // http bearer: a hint such as "JWT"
-	Name         string // apiKey: the header, query or cookie name
-	In           string // apiKey: "header", "query" or "cookie"
-	// OpenIDConnectURL is the discovery URL of an openIdConnect scheme.
-	OpenIDConnectURL string
-}
+type SecurityScheme = openapi.SecurityScheme
 
 // Operation is the metadata of one typed operation.
 type Operation struct {
@@ -206,11 +195,14 @@ func (cfg Config) withBindDefaults() Config {
 	return cfg
 }
 
+// bindConfig returns what binding takes from cfg (its defaults filled in).
 func (cfg Config) bindConfig() bindConfig {
 	return bindConfig{msgs: messages{custom: cfg.Message}, allowUnknown: cfg.AllowUnknownFields,
 		maxMemory: cfg.MaxMultipartMemory, maxFiles: cfg.MaxFiles}
 }
 
+// mustPath panics unless p, the value of the Config field named field, is
+// a path without blanks or wildcards.
 func mustPath(field, p string) {
 	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, " \t{}") {
 		panic(fmt.Sprintf("api: Config.%s %q must be a path such as /openapi, or \"-\"", field, p))
@@ -219,171 +211,3 @@ func mustPath(field, p string) {
 
 // App returns the App the API registers on.
 func (a *API) App() *plinth.App { return a.app }
-
-// Group is a set of operations below a path prefix, on a plinth group of the
-// same prefix: middleware added to its Router wraps its operations.
-type Group struct {
-	api    *API
-	router *plinth.Router
-	prefix string
-}
-
-// Registrar is where Register puts an operation: the *API (the App's root)
-// or a *Group.
-type Registrar interface {
-	registrar() (*API, *plinth.Router, string)
-}
-
-func (a *API) registrar() (*API, *plinth.Router, string) { return a, a.app.Router, "" }
-func (g *Group) registrar() (*API, *plinth.Router, string) {
-	return g.api, g.router, g.prefix
-}
-
-// Group returns the operations group below prefix (a path such as "/v1"),
-// backed by app.Group(prefix), and calls each fn with it.
-func (a *API) Group(prefix string, fn ...func(*Group)) *Group {
-	return newGroup(a, a.app.Router, "", prefix, fn)
-}
-
-// Group returns a group below this group's prefix.
-func (g *Group) Group(prefix string, fn ...func(*Group)) *Group {
-	return newGroup(g.api, g.router, g.prefix, prefix, fn)
-}
-
-// Router returns the plinth group behind g, for middleware (Use),
-// fallbacks and plain routes under the same prefix.
-func (g *Group) Router() *plinth.Router { return g.router }
-
-func newGroup(a *API, parent *plinth.Router, base, prefix string, fn []func(*Group)) *Group {
-	g := &Group{api: a, router: parent.Group(prefix), prefix: base + strings.TrimSuffix(prefix, "/")}
-	for _, f := range fn {
-		f(g)
-	}
-	return g
-}
-
-// Register adds a typed operation: a route for op.Method and op.Path whose
-// handler binds and validates an In, calls h with the request's context and
-// writes the *Out it returns (see the package documentation and
-// docs/api.md for the tags). An error from h goes to the App's error
-// renderer: return a *plinth.Problem for a status other than 500.
-//
-// In and Out are analysed here, once: Register panics on a type it cannot
-// bind or describe, a path wildcard without a `path` field, a bad validate
-// or default tag (a default that the field's own rules refuse included), or
-// a duplicate operation ID. The rules compiled here are what the document
-// states: see docs/api.md for the semantics of absent and empty values.
-func Register[In, Out any](r Registrar, op Operation, h func(context.Context, *In) (*Out, error)) {
-	if h == nil {
-		panic("api: Register: nil handler for " + op.Method + " " + op.Path)
-	}
-	register[In, Out](r, op, func(c *plinth.Ctx, in *In) (*Out, error) { return h(c.Context(), in) })
-}
-
-// RegisterCtx is Register for a handler that wants the *plinth.Ctx (the
-// request, the App's state, the request ID).
-func RegisterCtx[In, Out any](r Registrar, op Operation, h func(*plinth.Ctx, *In) (*Out, error)) {
-	if h == nil {
-		panic("api: RegisterCtx: nil handler for " + op.Method + " " + op.Path)
-	}
-	register[In, Out](r, op, h)
-}
-
-func register[In, Out any](r Registrar, op Operation, h func(*plinth.Ctx, *In) (*Out, error)) {
-	a, router, prefix := r.registrar()
-	op.Method = strings.ToUpper(strings.TrimSpace(op.Method))
-	if op.Method == "" || strings.ContainsAny(op.Method, " \t/") {
-		panic(fmt.Sprintf("api: operation %q: Method is required", op.Path))
-	}
-	if !strings.HasPrefix(op.Path, "/") && !(op.Path == "" && prefix != "") {
-		panic(fmt.Sprintf("api: operation %s %q: Path must start with '/'", op.Method, op.Path))
-	}
-	full := prefix + op.Path
-	if op.DefaultStatus == 0 {
-		op.DefaultStatus = http.StatusOK
-		if op.Method == http.MethodPost {
-			op.DefaultStatus = http.StatusCreated
-		}
-	}
-	if op.OperationID == "" {
-		op.OperationID = deriveID(op.Method, full)
-	}
-	where := op.Method + " " + full
-	in := analyseInput[In](a, where)
-	in.checkPath(where, full)
-	out := analyseOutput[Out](where)
-	if _, err := newValidators(false).compile(reflect.TypeFor[Out](), nil, asValue); err != nil {
-		panic(fmt.Sprintf("api: %s: output %s: %v", where, reflect.TypeFor[Out](), err))
-	}
-	form := in.body != nil && in.body.form
-	_, hook := any((*In)(nil)).(Validator)
-
-	a.mu.Lock()
-	if prev, dup := a.ids[op.OperationID]; dup {
-		a.mu.Unlock()
-		panic(fmt.Sprintf("api: operation ID %q of %s is already used by %s", op.OperationID, where, prev))
-	}
-	a.ids[op.OperationID] = where
-	a.ops = append(a.ops, &opDoc{op: op, path: full, in: in, out: out})
-	a.skip[where] = true
-	a.mu.Unlock()
-
-	status := op.DefaultStatus
-	handler := func(c *plinth.Ctx) error {
-		if form {
-			// The uploaded files are the handler's until it has answered;
-			// then they go (the App removes them too, at the request's end).
-			defer removeForm(c.Request())
-		}
-		v := new(In)
-		if err := in.bind(c, unsafe.Pointer(v)); err != nil {
-			return err
-		}
-		if hook {
-			if err := runHook(c, any(v).(Validator)); err != nil {
-				return err
-			}
-		}
-		o, err := h(c, v)
-		if err != nil {
-			return err
-		}
-		if o == nil {
-			return c.NoContent(http.StatusNoContent)
-		}
-		return out.write(c, o, status)
-	}
-	target := router
-	if op.MaxBodyBytes != 0 {
-		target = router.Group("")
-		target.SetBodyLimit(op.MaxBodyBytes)
-	}
-	target.Handle(where[:len(op.Method)+1]+op.Path, plinth.HandlerFunc(handler))
-}
-
-// deriveID makes "get-items-by-id" of GET /items/{id}.
-func deriveID(method, path string) string {
-	var b strings.Builder
-	b.WriteString(strings.ToLower(method))
-	for _, seg := range strings.Split(path, "/") {
-		if seg == "" || seg == "{$}" {
-			continue
-		}
-		b.WriteByte('-')
-		if strings.HasPrefix(seg, "{") {
-			b.WriteString("by-")
-			seg = strings.TrimSuffix(strings.Trim(seg, "{}"), "...")
-		}
-		for _, r := range seg {
-			switch {
-			case r >= 'A' && r <= 'Z':
-				b.WriteRune(r + 'a' - 'A')
-			case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-				b.WriteRune(r)
-			default:
-				b.WriteByte('-')
-			}
-		}
-	}
-	return b.String()
-}

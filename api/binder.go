@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"reflect"
 	"sync"
-	"unsafe"
 
 	"github.com/plinth-go/plinth"
 )
@@ -48,13 +47,15 @@ func NewBinder[T any](cfg Config) *Binder[T] {
 	return b
 }
 
+// newBinder compiles the Binder of T with cfg, or fails on a type it cannot
+// bind.
 func newBinder[T any](cfg Config) (*Binder[T], error) {
 	t := reflect.TypeFor[T]()
 	cfg = cfg.withBindDefaults()
 	bc := cfg.bindConfig()
 	// T is bound as the Body field of an input struct with nothing else,
 	// at offset 0: the In value is the T itself.
-	bp, err := buildBody(reflect.StructField{Name: "Body", Type: t}, 0)
+	bp, err := buildBody(reflect.StructField{Name: "Body", Type: t}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("api: NewBinder[%s]: %v", t, err)
 	}
@@ -67,12 +68,14 @@ func newBinder[T any](cfg Config) (*Binder[T], error) {
 // ends (plinth removes them then) unless Bind fails, when they are removed
 // at once.
 func (b *Binder[T]) Bind(c *plinth.Ctx, v *T) error {
-	return b.plan.bind(c, unsafe.Pointer(v))
+	return b.plan.bind(c, reflect.ValueOf(v).Elem())
 }
 
 // binders caches the Binder of each type that Bind was called with.
 var binders sync.Map // reflect.Type -> binderEntry
 
+// binderEntry is the cached Binder of one type, or why it could not be
+// compiled.
 type binderEntry struct {
 	b   any // *Binder[T]
 	err error

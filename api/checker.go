@@ -16,10 +16,21 @@ type Checker[T any] struct {
 	msgs  messages
 }
 
-// NewChecker compiles the validate tags of T (a struct type; JSON member
-// names make the locations). It fails on a bad tag. message may be nil
-// (English texts, see Config.Message).
-func NewChecker[T any](message func(r *http.Request, code, param string) string) (*Checker[T], error) {
+// NewChecker compiles the validate tags of T, a struct type whose JSON
+// member names make the locations. Of cfg it uses Message (default nil:
+// English texts); the zero Config is valid. Like NewBinder and Register, it
+// panics on a type that is not a struct or a bad tag: call it at startup.
+func NewChecker[T any](cfg Config) *Checker[T] {
+	c, err := newChecker[T](cfg)
+	if err != nil {
+		panic(err.Error())
+	}
+	return c
+}
+
+// newChecker compiles the Checker of T, or fails on a type that is not a
+// struct or a bad tag.
+func newChecker[T any](cfg Config) (*Checker[T], error) {
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("api: NewChecker: %s is not a struct", t)
@@ -28,12 +39,12 @@ func NewChecker[T any](message func(r *http.Request, code, param string) string)
 	if err != nil {
 		return nil, fmt.Errorf("api: NewChecker[%s]: %v", t, err)
 	}
-	return &Checker[T]{check: c, msgs: messages{custom: message}}, nil
+	return &Checker[T]{check: c, msgs: messages{custom: cfg.Message}}, nil
 }
 
 // Check returns nil if v passes every rule, or every failure, located by
-// JSON names ("email", "items[2].email"). r is given to the message
-// function; it may be nil.
+// JSON names ("email", "items[2].email"). r is given to Config.Message; it
+// may be nil.
 func (c *Checker[T]) Check(r *http.Request, v *T) FieldErrors {
 	if c.check == nil || c.check(unsafe.Pointer(v), nil) {
 		return nil

@@ -57,6 +57,10 @@ func validationProblem(errs []*FieldError) *plinth.Problem {
 	return plinth.Error(http.StatusUnprocessableEntity, "validation failed").With("errors", errs)
 }
 
+// runHook runs the Validate hook of v with the request's context and maps
+// its error: nil, a 422 listing a *FieldError or FieldErrors (found with
+// errors.As), a *plinth.Problem as it is, or any other error as a 422 whose
+// detail is its text.
 func runHook(c *plinth.Ctx, v Validator) error {
 	err := v.Validate(c.Context())
 	if err == nil {
@@ -79,6 +83,9 @@ type messages struct {
 	custom func(r *http.Request, code, param string) string
 }
 
+// text words the failure of rule code with its argument param for r: the
+// custom function's text, or DefaultMessage's when it returns "" or there
+// is none.
 func (m messages) text(r *http.Request, code, param string) string {
 	if m.custom != nil {
 		if s := m.custom(r, code, param); s != "" {

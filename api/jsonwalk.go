@@ -70,6 +70,7 @@ func (w *walker) patched() []byte {
 	return append(b, w.data[last:]...)
 }
 
+// ws returns the offset of the first non-blank byte at or after i.
 func (w *walker) ws(i int) int {
 	for i < len(w.data) {
 		switch w.data[i] {
@@ -159,7 +160,9 @@ func rawValue(raw []byte) any {
 	return truncate(string(raw))
 }
 
-// value walks the value at i as a t and returns the offset after it.
+// value walks the value at i as a t and returns the offset after it,
+// recording a value that does not fit t (and, below it, every member and
+// element that does not fit its own type).
 func (w *walker) value(i int, t reflect.Type) int {
 	if i >= len(w.data) {
 		return i
@@ -169,130 +172,176 @@ func (w *walker) value(i int, t reflect.Type) int {
 	if c == 'n' {
 		return end // null leaves any Go value as it is
 	}
-	for {
-		if reflect.PointerTo(t).Implements(jsonUnmarshalerType) {
-			// encoding/json calls the method of the value's address
-			if reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(w.data[i:end]) != nil {
-				return w.fail(t, i, end)
-			}
-			return end
-		}
-		if t.Kind() != reflect.Pointer {
-			break
-		}
-		t = t.Elem()
-	}
-	if t == rawMessageType || t.Kind() == reflect.Interface && t.NumMethod() == 0 {
-		return end
-	}
-	if reflect.PointerTo(t).Implements(textUnmarshalerType) {
-		if c != '"' {
-			return w.fail(t, i, end)
-		}
-		var s string
-		if json.Unmarshal(w.data[i:end], &s) != nil ||
-			reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)) != nil {
-			return w.fail(t, i, end)
-		}
+	t, done := w.unmarshaler(i, end, t)
+	if done {
 		return end
 	}
 	k := t.Kind()
 	switch {
-	case t == jsonNumberType:
-		lit := w.data[i:end]
-		if c == '"' {
-			var s string
-			_ = json.Unmarshal(lit, &s)
-			lit = []byte(s)
-		}
-		if !json.Valid(lit) || len(lit) == 0 || !(lit[0] == '-' || lit[0] >= '0' && lit[0] <= '9') {
-			return w.fail(t, i, end)
-		}
-	case k == reflect.String:
-		if c != '"' {
-			return w.fail(t, i, end)
-		}
-	case k == reflect.Bool:
-		if c != 't' && c != 'f' {
-			return w.fail(t, i, end)
-		}
-	case k >= reflect.Int && k <= reflect.Int64:
-		if _, err := strconv.ParseInt(string(w.data[i:end]), 10, t.Bits()); err != nil {
-			return w.fail(t, i, end)
-		}
-	case k >= reflect.Uint && k <= reflect.Uintptr:
-		if _, err := strconv.ParseUint(string(w.data[i:end]), 10, t.Bits()); err != nil {
-			return w.fail(t, i, end)
-		}
-	case k == reflect.Float32 || k == reflect.Float64:
-		if c != '-' && (c < '0' || c > '9') {
-			return w.fail(t, i, end)
-		}
-		if _, err := strconv.ParseFloat(string(w.data[i:end]), t.Bits()); err != nil {
+	case t == rawMessageType || k == reflect.Interface && t.NumMethod() == 0:
+		return end
+	case reflect.PointerTo(t).Implements(textUnmarshalerType):
+		if !textFits(w.data[i:end], t) {
 			return w.fail(t, i, end)
 		}
 	case k == reflect.Slice && t.Elem().Kind() == reflect.Uint8 && c == '"':
-		var s string
-		if json.Unmarshal(w.data[i:end], &s) != nil {
+		if !base64Fits(w.data[i:end]) {
 			return w.fail(t, i, end)
 		}
-		if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+	case k == reflect.Slice || k == reflect.Array || k == reflect.Map || k == reflect.Struct:
+		return w.composite(i, end, t)
+	case k == reflect.Interface:
+		return w.fail(t, i, end) // a non-empty interface takes only null
+	default:
+		if !scalarFits(w.data[i:end], t) {
 			return w.fail(t, i, end)
 		}
+	}
+	return end
+}
+
+// composite walks the array or object at [i, end) as the slice, array, map
+// or struct type t, or records it as a value of the wrong type.
+func (w *walker) composite(i, end int, t reflect.Type) int {
+	c := w.data[i]
+	switch k := t.Kind(); {
 	case k == reflect.Slice || k == reflect.Array:
 		if c != '[' {
 			return w.fail(t, i, end)
 		}
 		w.array(i, t)
+	case c != '{':
+		return w.fail(t, i, end)
 	case k == reflect.Map:
-		if c != '{' {
-			return w.fail(t, i, end)
-		}
-		w.object(i, func(name string, j int) int {
-			mark := len(w.path)
-			w.path = append(w.path, '.')
-			w.path = append(w.path, name...)
-			j = w.value(j, t.Elem())
-			w.path = w.path[:mark]
-			return j
-		})
-	case k == reflect.Struct:
-		if c != '{' {
-			return w.fail(t, i, end)
-		}
-		sc := w.v.structs[t]
-		if sc == nil {
-			return end // not compiled: nothing to say about it
-		}
-		w.object(i, func(name string, j int) int {
-			f := sc.lookup(name)
-			mark := len(w.path)
-			w.path = append(w.path, '.')
-			if f == nil {
-				w.path = append(w.path, name...)
-				vend := w.skip(j)
-				if !w.allowUnknown {
-					w.errs = append(w.errs, walkError{loc: string(w.path), code: "unknown", start: j, end: vend})
-				}
-				w.path = w.path[:mark]
-				return vend
-			}
-			w.path = append(w.path, f.name...)
-			if f.presence && j < len(w.data) && w.data[j] != 'n' {
-				w.present[string(w.path)] = true
-			}
-			if stringOption(f.sf) {
-				j = w.skip(j) // ",string": encoding/json's own business
-			} else {
-				j = w.value(j, f.typ)
-			}
-			w.path = w.path[:mark]
-			return j
-		})
-	case k == reflect.Interface:
-		return w.fail(t, i, end) // a non-empty interface takes only null
+		w.mapValue(i, t)
+	default:
+		w.structValue(i, t)
 	}
 	return end
+}
+
+// unmarshaler follows the pointers of t down to the value type. On the
+// way, a type whose pointer implements json.Unmarshaler decides alone, as
+// encoding/json lets it: its UnmarshalJSON runs on the value at [i, end)
+// (a failure is recorded) and done is true.
+func (w *walker) unmarshaler(i, end int, t reflect.Type) (reflect.Type, bool) {
+	for {
+		if reflect.PointerTo(t).Implements(jsonUnmarshalerType) {
+			// encoding/json calls the method of the value's address
+			if reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(w.data[i:end]) != nil {
+				w.fail(t, i, end)
+			}
+			return t, true
+		}
+		if t.Kind() != reflect.Pointer {
+			return t, false
+		}
+		t = t.Elem()
+	}
+}
+
+// textFits reports whether lit is a JSON string that t's UnmarshalText
+// accepts.
+func textFits(lit []byte, t reflect.Type) bool {
+	var s string
+	return len(lit) > 0 && lit[0] == '"' && json.Unmarshal(lit, &s) == nil &&
+		reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)) == nil
+}
+
+// base64Fits reports whether the JSON string lit holds standard base64, as
+// encoding/json decodes a []byte.
+func base64Fits(lit []byte) bool {
+	var s string
+	if json.Unmarshal(lit, &s) != nil {
+		return false
+	}
+	_, err := base64.StdEncoding.DecodeString(s)
+	return err == nil
+}
+
+// scalarFits reports whether the JSON literal lit fits the scalar type t
+// (json.Number, a string, a bool, an integer in range, a float); true for
+// a type that is none of those.
+func scalarFits(lit []byte, t reflect.Type) bool {
+	c := lit[0]
+	switch k := t.Kind(); {
+	case t == jsonNumberType:
+		return numberLiteral(lit)
+	case k == reflect.String:
+		return c == '"'
+	case k == reflect.Bool:
+		return c == 't' || c == 'f'
+	case k >= reflect.Int && k <= reflect.Int64:
+		_, err := strconv.ParseInt(string(lit), 10, t.Bits())
+		return err == nil
+	case k >= reflect.Uint && k <= reflect.Uintptr:
+		_, err := strconv.ParseUint(string(lit), 10, t.Bits())
+		return err == nil
+	case k == reflect.Float32 || k == reflect.Float64:
+		_, err := strconv.ParseFloat(string(lit), t.Bits())
+		return (c == '-' || c >= '0' && c <= '9') && err == nil
+	}
+	return true
+}
+
+// numberLiteral reports whether lit is a JSON number, or a string holding
+// one, as a json.Number takes.
+func numberLiteral(lit []byte) bool {
+	if lit[0] == '"' {
+		var s string
+		_ = json.Unmarshal(lit, &s)
+		lit = []byte(s)
+	}
+	return json.Valid(lit) && len(lit) > 0 && (lit[0] == '-' || lit[0] >= '0' && lit[0] <= '9')
+}
+
+// mapValue walks the members of the object at i as the values of the map
+// type t, located by their keys.
+func (w *walker) mapValue(i int, t reflect.Type) {
+	w.object(i, func(name string, j int) int {
+		mark := len(w.path)
+		w.path = append(w.path, '.')
+		w.path = append(w.path, name...)
+		j = w.value(j, t.Elem())
+		w.path = w.path[:mark]
+		return j
+	})
+}
+
+// structValue walks the members of the object at i as the fields of the
+// struct type t: an unknown member is recorded unless allowed, a member
+// whose presence matters is recorded as present, and each value is walked
+// as its field's type (a ",string" field is encoding/json's business).
+func (w *walker) structValue(i int, t reflect.Type) {
+	sc := w.v.structs[t]
+	if sc == nil {
+		return // not compiled: nothing to say about it
+	}
+	w.object(i, func(name string, j int) int {
+		f := sc.lookup(name)
+		mark := len(w.path)
+		w.path = append(w.path, '.')
+		if f == nil {
+			w.path = append(w.path, name...)
+			vend := w.skip(j)
+			if !w.allowUnknown {
+				w.errs = append(w.errs, walkError{loc: string(w.path), code: "unknown", start: j, end: vend})
+			}
+			w.path = w.path[:mark]
+			return vend
+		}
+		w.path = append(w.path, f.name...)
+		if f.presence && j < len(w.data) && w.data[j] != 'n' {
+			w.present[string(w.path)] = true
+		}
+		if stringOption(f.sf) {
+			j = w.skip(j)
+		} else {
+			j = w.value(j, f.typ)
+		}
+		w.path = w.path[:mark]
+		return j
+	})
 }
 
 // array walks the elements of the array at i.
@@ -386,6 +435,9 @@ func typeWords(t reflect.Type) string {
 	if t == bytesType {
 		return "a base64 string"
 	}
+	if decodesItself(t) {
+		return "a valid value" // not "an object": its own JSON form is what it says
+	}
 	switch k := t.Kind(); k {
 	case reflect.String:
 		return "a string"
@@ -408,6 +460,18 @@ func typeWords(t reflect.Type) string {
 		return "an object"
 	}
 	return "a valid value"
+}
+
+// decodesItself reports whether t is a struct, map, slice or array type
+// that decodes its own JSON (its pointer implements json.Unmarshaler or
+// encoding.TextUnmarshaler), so that its JSON form is not its kind's.
+func decodesItself(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map, reflect.Slice, reflect.Array:
+		pt := reflect.PointerTo(t)
+		return pt.Implements(jsonUnmarshalerType) || pt.Implements(textUnmarshalerType)
+	}
+	return false
 }
 
 // intRange returns the bounds of a sized signed integer kind (int8, int16,

@@ -1,14 +1,13 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
-	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/api/openapi"
 )
 
 // opDoc is what the document needs of one typed operation.
@@ -19,60 +18,66 @@ type opDoc struct {
 	out  *outputPlan
 }
 
-// Document returns the OpenAPI 3.1 document of the App as a tree of
-// map[string]any, []any and JSON scalars: the typed operations with their
-// schemas, and the App's other routes as minimal path items. It is rebuilt
-// on each call; the served copies are built once, at their first request.
-func (a *API) Document() map[string]any {
+// Document returns the OpenAPI 3.1 document of the App: the typed
+// operations with their schemas, and the App's other routes as minimal
+// path items. It is built anew on each call, so the caller may change it;
+// the served copies are built once, at their first request.
+func (a *API) Document() *openapi.Document {
 	a.mu.Lock()
 	ops := slices.Clone(a.ops)
 	skip := a.skip
 	a.mu.Unlock()
 
 	g := newSchemaGen(!a.cfg.AllowUnknownFields)
-	g.reserve("ErrorDetail", map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"location": map[string]any{"type": "string", "description": "Where the error is: path.id, query.limit, header.X-Trace, body.items[2].email.", "examples": []any{"body.email"}},
-			"message":  map[string]any{"type": "string", "description": "What is wrong.", "examples": []any{"must be a valid email"}},
-			"value":    map[string]any{"description": "The offending value."},
-		},
-		"required": []any{"location", "message"},
-	})
-	g.reserve("ErrorModel", map[string]any{
-		"type":        "object",
-		"description": "An RFC 9457 problem details document.",
-		"properties": map[string]any{
-			"type":       map[string]any{"type": "string", "format": "uri-reference", "default": "about:blank"},
-			"title":      map[string]any{"type": "string", "examples": []any{"Unprocessable Entity"}},
-			"status":     map[string]any{"type": "integer", "format": "int64", "examples": []any{422}},
-			"detail":     map[string]any{"type": "string", "examples": []any{"validation failed"}},
-			"instance":   map[string]any{"type": "string", "format": "uri-reference"},
-			"request_id": map[string]any{"type": "string"},
-			"errors":     map[string]any{"type": "array", "items": map[string]any{"$ref": "#/components/schemas/ErrorDetail"}},
-		},
-		"required": []any{"title", "status"},
-	})
-
-	paths := map[string]any{}
-	item := func(p string) map[string]any {
-		m, ok := paths[p].(map[string]any)
-		if !ok {
-			m = map[string]any{}
-			paths[p] = m
-		}
-		return m
+	g.reserve("ErrorDetail", errorDetailSchema())
+	g.reserve("ErrorModel", errorModelSchema())
+	doc := &openapi.Document{
+		OpenAPI:    openapi.Version,
+		Info:       openapi.Info{Title: a.cfg.Title, Version: a.cfg.Version, Description: a.cfg.Description},
+		Paths:      map[string]*openapi.PathItem{},
+		Components: &openapi.Components{Schemas: g.schemas},
+		Servers:    slices.Clone(a.cfg.Servers),
 	}
-	ids := map[string]bool{}
+	ids := map[string]bool{} // operation IDs in the document
 	for _, o := range ops {
 		if o.op.Hidden {
 			continue
 		}
+		slot := pathItem(doc, openAPIPath(o.path)).Method(o.op.Method)
+		if slot == nil {
+			continue // a method that OpenAPI has no field for (CONNECT, PURGE)
+		}
 		ids[o.op.OperationID] = true
-		item(openAPIPath(o.path))[strings.ToLower(o.op.Method)] = a.operationDoc(g, o)
+		*slot = a.operationDoc(g, o)
 	}
-	// The App's other routes, as minimal path items.
-	for _, rt := range a.app.Routes() {
+	addPlainRoutes(doc, a.app.Routes(), skip, ids)
+	if len(a.cfg.SecuritySchemes) > 0 {
+		doc.Components.SecuritySchemes = map[string]*openapi.SecurityScheme{}
+		for name, s := range a.cfg.SecuritySchemes {
+			doc.Components.SecuritySchemes[name] = &s
+		}
+	}
+	return doc
+}
+
+// pathItem returns the path item of p in doc, adding it if needed.
+func pathItem(doc *openapi.Document, p string) *openapi.PathItem {
+	it := doc.Paths[p]
+	if it == nil {
+		it = &openapi.PathItem{}
+		doc.Paths[p] = it
+	}
+	return it
+}
+
+// addPlainRoutes adds the App's routes that are not typed operations (nor
+// the document and docs routes, listed in skip) as minimal path items:
+// their path parameters, an operation ID unless a typed operation has it,
+// and an undescribed default response. Routes without a method, with a
+// method that a path item cannot hold, or with a host are left out, as is
+// a route whose method and path a typed operation already documents.
+func addPlainRoutes(doc *openapi.Document, routes []plinth.RouteInfo, skip, ids map[string]bool) {
+	for _, rt := range routes {
 		method, path, ok := strings.Cut(rt.Pattern, " ")
 		if !ok || skip[rt.Pattern] {
 			continue
@@ -81,66 +86,56 @@ func (a *API) Document() map[string]any {
 		if !strings.HasPrefix(path, "/") {
 			continue // host patterns are not documented
 		}
-		m := strings.ToLower(method)
-		if !documentedMethod[m] {
+		if (&openapi.PathItem{}).Method(strings.ToLower(method)) == nil {
 			continue
 		}
-		p := openAPIPath(path)
-		if _, dup := item(p)[m]; dup {
+		slot := pathItem(doc, openAPIPath(path)).Method(strings.ToLower(method))
+		if *slot != nil {
 			continue
 		}
-		op := map[string]any{
-			"responses": map[string]any{"default": map[string]any{"description": "Response of a plain route (not described)."}},
+		op := &openapi.Operation{
+			Responses:  map[string]*openapi.Response{"default": {Description: "Response of a plain route (not described)."}},
+			Parameters: pathParams(path),
 		}
 		if id := deriveID(method, path); !ids[id] {
 			ids[id] = true
-			op["operationId"] = id
+			op.OperationID = id
 		}
-		if params := pathParams(path); len(params) > 0 {
-			op["parameters"] = params
-		}
-		item(p)[m] = op
+		*slot = op
 	}
-
-	info := map[string]any{"title": a.cfg.Title, "version": a.cfg.Version}
-	if a.cfg.Description != "" {
-		info["description"] = a.cfg.Description
-	}
-	doc := map[string]any{
-		"openapi":    "3.1.0",
-		"info":       info,
-		"paths":      paths,
-		"components": map[string]any{"schemas": g.schemas},
-	}
-	if len(a.cfg.Servers) > 0 {
-		var servers []any
-		for _, s := range a.cfg.Servers {
-			m := map[string]any{"url": s.URL}
-			if s.Description != "" {
-				m["description"] = s.Description
-			}
-			servers = append(servers, m)
-		}
-		doc["servers"] = servers
-	}
-	if len(a.cfg.SecuritySchemes) > 0 {
-		ss := map[string]any{}
-		for name, s := range a.cfg.SecuritySchemes {
-			m := map[string]any{"type": s.Type}
-			for k, v := range map[string]string{"description": s.Description, "scheme": s.Scheme, "bearerFormat": s.BearerFormat,
-				"name": s.Name, "in": s.In, "openIdConnectUrl": s.OpenIDConnectURL} {
-				if v != "" {
-					m[k] = v
-				}
-			}
-			ss[name] = m
-		}
-		doc["components"].(map[string]any)["securitySchemes"] = ss
-	}
-	return doc
 }
 
-var documentedMethod = map[string]bool{"get": true, "put": true, "post": true, "delete": true, "options": true, "head": true, "patch": true, "trace": true}
+// errorDetailSchema is the schema of one entry of a 422 problem's errors.
+func errorDetailSchema() *openapi.Schema {
+	return &openapi.Schema{
+		Type: "object",
+		Properties: map[string]*openapi.Schema{
+			"location": {Type: "string", Description: "Where the error is: path.id, query.limit, header.X-Trace, body.items[2].email.", Examples: []any{"body.email"}},
+			"message":  {Type: "string", Description: "What is wrong.", Examples: []any{"must be a valid email"}},
+			"value":    {Description: "The offending value."},
+		},
+		Required: []string{"location", "message"},
+	}
+}
+
+// errorModelSchema is the schema of a problem (RFC 9457) as plinth sends
+// it.
+func errorModelSchema() *openapi.Schema {
+	return &openapi.Schema{
+		Type:        "object",
+		Description: "An RFC 9457 problem details document.",
+		Properties: map[string]*openapi.Schema{
+			"type":       {Type: "string", Format: "uri-reference", Default: "about:blank"},
+			"title":      {Type: "string", Examples: []any{"Unprocessable Entity"}},
+			"status":     {Type: "integer", Format: "int64", Examples: []any{422}},
+			"detail":     {Type: "string", Examples: []any{"validation failed"}},
+			"instance":   {Type: "string", Format: "uri-reference"},
+			"request_id": {Type: "string"},
+			"errors":     {Type: "array", Items: &openapi.Schema{Ref: "#/components/schemas/ErrorDetail"}},
+		},
+		Required: []string{"title", "status"},
+	}
+}
 
 // openAPIPath turns a ServeMux path into an OpenAPI one: {name...} becomes
 // {name} and {$} is dropped.
@@ -149,210 +144,186 @@ func openAPIPath(p string) string {
 	return strings.ReplaceAll(p, "...}", "}")
 }
 
-func pathParams(path string) []any {
-	var out []any
+// pathParams returns the path parameters of a plain route: every wildcard
+// of path, a required string.
+func pathParams(path string) []*openapi.Parameter {
+	var out []*openapi.Parameter
 	for _, seg := range strings.Split(path, "/") {
 		if strings.HasPrefix(seg, "{") && seg != "{$}" {
-			out = append(out, map[string]any{"name": strings.TrimSuffix(strings.Trim(seg, "{}"), "..."), "in": "path",
-				"required": true, "schema": map[string]any{"type": "string"}})
+			out = append(out, &openapi.Parameter{Name: strings.TrimSuffix(strings.Trim(seg, "{}"), "..."), In: "path",
+				Required: true, Schema: &openapi.Schema{Type: "string"}})
 		}
 	}
 	return out
 }
 
-func problemResponse(desc string) map[string]any {
-	return map[string]any{"description": desc, "content": map[string]any{
-		"application/problem+json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorModel"}}}}
+// problemResponse is a response whose body is a problem (ErrorModel).
+func problemResponse(desc string) *openapi.Response {
+	return &openapi.Response{Description: desc, Content: map[string]*openapi.MediaType{
+		"application/problem+json": {Schema: &openapi.Schema{Ref: "#/components/schemas/ErrorModel"}}}}
 }
 
-func (a *API) operationDoc(g *schemaGen, o *opDoc) map[string]any {
-	op := map[string]any{"operationId": o.op.OperationID}
-	if o.op.Summary != "" {
-		op["summary"] = o.op.Summary
-	}
-	if o.op.Description != "" {
-		op["description"] = o.op.Description
-	}
-	if len(o.op.Tags) > 0 {
-		op["tags"] = o.op.Tags
-	}
-	if o.op.Deprecated {
-		op["deprecated"] = true
-	}
-	if o.op.Security != nil {
-		sec := []any{}
-		for _, req := range o.op.Security {
-			m := map[string]any{}
-			for k, v := range req {
-				if v == nil {
-					v = []string{}
-				}
-				m[k] = v
-			}
-			sec = append(sec, m)
-		}
-		op["security"] = sec
-	}
-	var params []any
-	for _, p := range o.in.params {
-		s := g.schema(p.field.Type, p.rules, false)
-		if p.hasDef {
-			s["default"] = exampleValue(p.field.Type, p.def)
-		}
-		pm := map[string]any{"name": p.name, "in": p.in, "schema": s}
-		if p.required {
-			pm["required"] = true
-		} else if p.in == "query" {
-			// The binder takes ?name= for an absent parameter (its default,
-			// or nothing): the schema does not apply to the empty value.
-			pm["allowEmptyValue"] = true
-		}
-		if d := p.field.Tag.Get("doc"); d != "" {
-			pm["description"] = d
-		}
-		if ex, ok := p.field.Tag.Lookup("example"); ok {
-			pm["example"] = exampleValue(p.field.Type, ex)
-		}
-		if p.in == "header" {
-			pm["name"] = p.key
-		}
-		params = append(params, pm)
-	}
-	if params != nil {
-		op["parameters"] = params
-	}
-	responses := map[string]any{
-		"400": problemResponse("Bad Request: malformed input."),
-		"422": problemResponse("Unprocessable Entity: the input failed validation; errors lists every problem."),
-		"500": problemResponse("Internal Server Error."),
+// operationDoc returns the document's operation of o: its metadata,
+// parameters, request body, success response and problem responses.
+func (a *API) operationDoc(g *schemaGen, o *opDoc) *openapi.Operation {
+	op := &openapi.Operation{
+		OperationID: o.op.OperationID,
+		Summary:     o.op.Summary,
+		Description: o.op.Description,
+		Tags:        o.op.Tags,
+		Deprecated:  o.op.Deprecated,
+		Security:    securityDoc(o.op.Security),
+		Parameters:  parametersDoc(g, o.in.params),
+		Responses: map[string]*openapi.Response{
+			"400": problemResponse("Bad Request: malformed input."),
+			"422": problemResponse("Unprocessable Entity: the input failed validation; errors lists every problem."),
+			"500": problemResponse("Internal Server Error."),
+		},
 	}
 	if bp := o.in.body; bp != nil {
-		s := g.schema(bp.schemaOf, bp.rules, bp.form)
-		content := map[string]any{}
-		if bp.form {
-			hasFile := false
-			for _, f := range bp.fields {
-				hasFile = hasFile || f.file != 0
-			}
-			if !hasFile {
-				content["application/x-www-form-urlencoded"] = map[string]any{"schema": s}
-			}
-			content["multipart/form-data"] = map[string]any{"schema": s}
-		} else {
-			content["application/json"] = map[string]any{"schema": s}
-		}
-		rb := map[string]any{"content": content}
-		if !bp.optional {
-			rb["required"] = true
-		}
-		op["requestBody"] = rb
-		responses["413"] = problemResponse("Content Too Large: the body is over the limit.")
-		responses["415"] = problemResponse("Unsupported Media Type.")
+		op.RequestBody = requestBodyDoc(g, bp)
+		op.Responses["413"] = problemResponse("Content Too Large: the body is over the limit.")
+		op.Responses["415"] = problemResponse("Unsupported Media Type.")
 	}
 	for _, code := range o.op.Errors {
 		text := http.StatusText(code)
 		if text == "" {
 			text = "Error"
 		}
-		responses[itoa(code)] = problemResponse(text + ".")
+		op.Responses[strconv.Itoa(code)] = problemResponse(text + ".")
 	}
-	status, resp := a.responseDoc(g, o)
-	responses[status] = resp
-	op["responses"] = responses
+	status, resp := responseDoc(g, o)
+	op.Responses[status] = resp
 	return op
 }
 
-func (a *API) responseDoc(g *schemaGen, o *opDoc) (string, map[string]any) {
-	status := o.op.DefaultStatus
+// securityDoc returns an operation's security requirements, with an empty
+// scope list for each scheme that has none. nil stays nil (the document's
+// default applies); an empty list stays empty (no security).
+func securityDoc(sec []map[string][]string) []openapi.SecurityRequirement {
+	if sec == nil {
+		return nil
+	}
+	out := make([]openapi.SecurityRequirement, 0, len(sec))
+	for _, req := range sec {
+		m := openapi.SecurityRequirement{}
+		for k, v := range req {
+			if v == nil {
+				v = []string{}
+			}
+			m[k] = v
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// parametersDoc returns the parameters of an operation, with their
+// schemas, defaults, descriptions and examples. An optional query
+// parameter allows the empty value, which the binder takes as absent.
+func parametersDoc(g *schemaGen, params []*param) []*openapi.Parameter {
+	var out []*openapi.Parameter
+	for _, p := range params {
+		s := g.schema(p.field.Type, p.rules, false)
+		if p.hasDef {
+			s.Default = exampleValue(p.field.Type, p.def)
+		}
+		pd := &openapi.Parameter{Name: p.name, In: p.in, Schema: s, Required: p.required,
+			AllowEmptyValue: !p.required && p.in == "query", Description: p.field.Tag.Get("doc")}
+		if ex, ok := p.field.Tag.Lookup("example"); ok {
+			pd.Example = exampleValue(p.field.Type, ex)
+		}
+		if p.in == "header" {
+			pd.Name = p.key
+		}
+		out = append(out, pd)
+	}
+	return out
+}
+
+// requestBodyDoc returns the request body of an operation: JSON, or a form
+// as multipart/form-data and (without files) urlencoded; required unless
+// the Body is a pointer.
+func requestBodyDoc(g *schemaGen, bp *bodyPlan) *openapi.RequestBody {
+	s := g.schema(bp.schemaOf, bp.rules, bp.form)
+	rb := &openapi.RequestBody{Content: map[string]*openapi.MediaType{}, Required: !bp.optional}
+	if !bp.form {
+		rb.Content["application/json"] = &openapi.MediaType{Schema: s}
+		return rb
+	}
+	if !slices.ContainsFunc(bp.fields, func(f *formField) bool { return f.file != 0 }) {
+		rb.Content["application/x-www-form-urlencoded"] = &openapi.MediaType{Schema: s}
+	}
+	rb.Content["multipart/form-data"] = &openapi.MediaType{Schema: s}
+	return rb
+}
+
+// responseDoc returns the status and the success response of an
+// operation: 204 for an empty Out, else the default status with the Out's
+// headers and body (JSON, bytes, a reader or a string).
+func responseDoc(g *schemaGen, o *opDoc) (string, *openapi.Response) {
 	out := o.out
-	t := out.typ
-	if t.Kind() == reflect.Struct && t.NumField() == 0 {
-		return "204", map[string]any{"description": http.StatusText(http.StatusNoContent)}
+	if out.empty {
+		return "204", &openapi.Response{Description: http.StatusText(http.StatusNoContent)}
 	}
-	text := http.StatusText(status)
-	if text == "" {
-		text = "Response"
+	status := o.op.DefaultStatus
+	resp := &openapi.Response{Description: http.StatusText(status)}
+	if resp.Description == "" {
+		resp.Description = "Response"
 	}
-	resp := map[string]any{"description": text}
 	if !out.structured {
-		resp["content"] = map[string]any{"application/json": map[string]any{"schema": g.schema(t, nil, false)}}
-		return itoa(status), resp
+		resp.Content = map[string]*openapi.MediaType{"application/json": {Schema: g.schema(out.typ, nil, false)}}
+		return strconv.Itoa(status), resp
 	}
-	if len(out.headers) > 0 {
-		hs := map[string]any{}
-		for _, h := range out.headers {
-			if h.name == "Content-Type" {
-				continue
-			}
-			hm := map[string]any{"schema": g.schema(h.field.Type, nil, false)}
-			if d := h.field.Tag.Get("doc"); d != "" {
-				hm["description"] = d
-			}
-			hs[h.name] = hm
+	for _, h := range out.headers {
+		if h.name == "Content-Type" {
+			continue
 		}
-		if len(hs) > 0 {
-			resp["headers"] = hs
+		if resp.Headers == nil {
+			resp.Headers = map[string]*openapi.Header{}
 		}
+		resp.Headers[h.name] = &openapi.Header{Schema: g.schema(h.field.Type, nil, false), Description: h.field.Tag.Get("doc")}
 	}
 	if out.body != nil {
-		var ct string
-		var s map[string]any
+		ct, s := "application/json", (*openapi.Schema)(nil)
 		switch out.bodyKind {
 		case bodyBytes, bodyReader:
-			ct, s = "application/octet-stream", map[string]any{"type": "string", "format": "binary"}
+			ct, s = "application/octet-stream", &openapi.Schema{Type: "string", Format: "binary"}
 		case bodyString:
-			ct, s = "text/plain", map[string]any{"type": "string"}
+			ct, s = "text/plain", &openapi.Schema{Type: "string"}
 		default:
-			ct, s = "application/json", g.schema(out.bodyType, nil, false)
+			s = g.schema(out.bodyType, nil, false)
 		}
 		if ex := out.body.Tag.Get("contentType"); ex != "" {
 			ct = ex
 		}
-		resp["content"] = map[string]any{ct: map[string]any{"schema": s}}
+		resp.Content = map[string]*openapi.MediaType{ct: {Schema: s}}
 	}
-	return itoa(status), resp
+	return strconv.Itoa(status), resp
 }
 
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
-
-// JSON returns the document as indented JSON with sorted keys.
-func (a *API) JSON() ([]byte, error) { return marshalDoc(a.Document()) }
+// JSON returns the document as indented JSON with sorted keys (see
+// openapi.Document.JSON).
+func (a *API) JSON() ([]byte, error) { return a.Document().JSON() }
 
 // YAML returns the document as YAML (block style, strings double-quoted,
 // keys sorted): the same content as JSON.
-func (a *API) YAML() ([]byte, error) {
-	j, err := marshalDoc(a.Document())
-	if err != nil {
-		return nil, err
-	}
-	return jsonToYAML(j)
-}
-
-func marshalDoc(doc map[string]any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
+func (a *API) YAML() ([]byte, error) { return a.Document().YAML() }
 
 // built returns the served JSON and YAML, built once.
 func (a *API) built() ([]byte, []byte, error) {
 	a.docOnce.Do(func() {
-		a.docJSON, a.docErr = a.JSON()
+		doc := a.Document()
+		a.docJSON, a.docErr = doc.JSON()
 		if a.docErr == nil {
-			a.docYAML, a.docErr = jsonToYAML(a.docJSON)
+			a.docYAML, a.docErr = doc.YAML()
 		}
 	})
 	return a.docJSON, a.docYAML, a.docErr
 }
 
+// serveDocument registers GET OpenAPIPath.json and .yaml, which serve the
+// document built at their first request.
 func (a *API) serveDocument() {
 	jsonPath, yamlPath := a.cfg.OpenAPIPath+".json", a.cfg.OpenAPIPath+".yaml"
 	a.skip["GET "+jsonPath], a.skip["GET "+yamlPath] = true, true

@@ -7,10 +7,12 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/plinth-go/plinth/api/openapi"
 )
 
 // schemaGen turns Go types into JSON Schema (2020-12, as OpenAPI 3.1 uses),
-// collecting named struct types in components/schemas.
+// collecting named struct types in components.schemas.
 //
 // The rules it writes are those the validators compiled (the same
 // compile, on the same tags): for each struct field its rules and whether
@@ -18,15 +20,17 @@ import (
 type schemaGen struct {
 	names   map[reflect.Type]string
 	taken   map[string]reflect.Type
-	schemas map[string]any
+	schemas map[string]*openapi.Schema
 	v       [2]*validators // JSON and form naming
 	// closed: JSON objects refuse unknown members (Config.AllowUnknownFields
 	// false), so their schemas say additionalProperties: false.
 	closed bool
 }
 
+// newSchemaGen returns a generator with no component yet; closed says that
+// JSON objects refuse unknown members.
 func newSchemaGen(closed bool) *schemaGen {
-	return &schemaGen{names: map[reflect.Type]string{}, taken: map[string]reflect.Type{}, schemas: map[string]any{},
+	return &schemaGen{names: map[reflect.Type]string{}, taken: map[string]reflect.Type{}, schemas: map[string]*openapi.Schema{},
 		v: [2]*validators{newValidators(false), newValidators(true)}, closed: closed}
 }
 
@@ -37,7 +41,7 @@ var (
 )
 
 // reserve claims a component name for a schema the package defines.
-func (g *schemaGen) reserve(name string, schema map[string]any) {
+func (g *schemaGen) reserve(name string, schema *openapi.Schema) {
 	g.taken[name] = nil
 	g.schemas[name] = schema
 }
@@ -88,6 +92,8 @@ func typeName(s string) string {
 	return b.String()
 }
 
+// exportName makes a component name prefix of a package name: typeName's
+// characters, the first in upper case.
 func exportName(s string) string {
 	s = typeName(s)
 	return strings.ToUpper(s[:1]) + s[1:]
@@ -95,11 +101,11 @@ func exportName(s string) string {
 
 // schema returns the schema of t with the field rules r (nil for none). form
 // selects form field names for struct fields (and inlines the struct).
-func (g *schemaGen) schema(t reflect.Type, r *rules, form bool) map[string]any {
+func (g *schemaGen) schema(t reflect.Type, r *rules, form bool) *openapi.Schema {
 	ptr := false
 	for t.Kind() == reflect.Pointer {
 		if t.Elem() == fileHeaderType {
-			return map[string]any{"type": "string", "format": "binary"}
+			return &openapi.Schema{Type: "string", Format: "binary"}
 		}
 		t, ptr = t.Elem(), true
 	}
@@ -110,109 +116,129 @@ func (g *schemaGen) schema(t reflect.Type, r *rules, form bool) map[string]any {
 	return s
 }
 
-func (g *schemaGen) baseSchema(t reflect.Type, r *rules, form bool) map[string]any {
-	switch {
-	case t == timeType:
-		return map[string]any{"type": "string", "format": "date-time"}
-	case t == rawMessageType:
-		return map[string]any{}
-	case t == bytesType:
-		return map[string]any{"type": "string", "contentEncoding": "base64"}
-	case t.Kind() != reflect.String && reflect.PointerTo(t).Implements(textUnmarshalerType):
-		return map[string]any{"type": "string"}
+// baseSchema returns the schema of the type t (not a pointer) before the
+// field's rules: its JSON type and format, the range of a sized integer,
+// the items of a list (with r's element rules), the values of a map, a
+// $ref to a named struct (its schema added to the components), or an
+// inlined anonymous or form struct.
+func (g *schemaGen) baseSchema(t reflect.Type, r *rules, form bool) *openapi.Schema {
+	if s := scalarSchema(t); s != nil {
+		return s
 	}
 	switch t.Kind() {
-	case reflect.String:
-		return map[string]any{"type": "string"}
-	case reflect.Bool:
-		return map[string]any{"type": "boolean"}
-	case reflect.Int, reflect.Int64:
-		return map[string]any{"type": "integer", "format": "int64"}
-	case reflect.Int32:
-		return map[string]any{"type": "integer", "format": "int32"}
-	case reflect.Int8, reflect.Int16:
-		lo, hi := intRange(t.Kind())
-		return map[string]any{"type": "integer", "format": "int32", "minimum": lo, "maximum": hi}
-	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
-		return map[string]any{"type": "integer", "minimum": 0}
-	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
-		return map[string]any{"type": "integer", "minimum": 0, "maximum": uintMax(t.Kind())}
-	case reflect.Float32:
-		return map[string]any{"type": "number", "format": "float"}
-	case reflect.Float64:
-		return map[string]any{"type": "number", "format": "double"}
 	case reflect.Slice, reflect.Array:
 		var er *rules
 		if r != nil {
 			er = r.elemRules()
 		}
-		s := map[string]any{"type": "array", "items": g.schema(t.Elem(), er, form)}
+		s := &openapi.Schema{Type: "array", Items: g.schema(t.Elem(), er, form)}
 		if t.Kind() == reflect.Array {
-			s["minItems"], s["maxItems"] = t.Len(), t.Len()
+			s.MinItems, s.MaxItems = ptrTo(t.Len()), ptrTo(t.Len())
 		}
 		return s
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
-			return map[string]any{"type": "object"}
+			return &openapi.Schema{Type: "object"}
 		}
-		return map[string]any{"type": "object", "additionalProperties": g.schema(t.Elem(), nil, false)}
+		return &openapi.Schema{Type: "object", AdditionalProperties: g.schema(t.Elem(), nil, false)}
 	case reflect.Struct:
 		if t.Name() == "" || form {
 			return g.structSchema(t, form)
 		}
 		name := g.nameOf(t)
 		if _, done := g.schemas[name]; !done {
-			g.schemas[name] = map[string]any{} // a placeholder for recursive types
+			g.schemas[name] = &openapi.Schema{} // a placeholder for recursive types
 			g.schemas[name] = g.structSchema(t, false)
 		}
-		return map[string]any{"$ref": "#/components/schemas/" + name}
+		return &openapi.Schema{Ref: "#/components/schemas/" + name}
 	}
-	return map[string]any{} // interfaces: any value
+	return &openapi.Schema{} // interfaces: any value
 }
 
-func (g *schemaGen) structSchema(t reflect.Type, form bool) map[string]any {
+// scalarSchema returns the schema of a type that JSON writes as a scalar
+// (strings, numbers, booleans, time.Time, []byte, text types) or as
+// anything (json.RawMessage), nil for the others.
+func scalarSchema(t reflect.Type) *openapi.Schema {
+	switch {
+	case t == timeType:
+		return &openapi.Schema{Type: "string", Format: "date-time"}
+	case t == rawMessageType:
+		return &openapi.Schema{}
+	case t == bytesType:
+		return &openapi.Schema{Type: "string", ContentEncoding: "base64"}
+	case t.Kind() != reflect.String && reflect.PointerTo(t).Implements(textUnmarshalerType):
+		return &openapi.Schema{Type: "string"}
+	}
+	switch k := t.Kind(); k {
+	case reflect.String:
+		return &openapi.Schema{Type: "string"}
+	case reflect.Bool:
+		return &openapi.Schema{Type: "boolean"}
+	case reflect.Int, reflect.Int64:
+		return &openapi.Schema{Type: "integer", Format: "int64"}
+	case reflect.Int32:
+		return &openapi.Schema{Type: "integer", Format: "int32"}
+	case reflect.Int8, reflect.Int16:
+		lo, hi := intRange(k)
+		return &openapi.Schema{Type: "integer", Format: "int32", Minimum: ptrTo(float64(lo)), Maximum: ptrTo(float64(hi))}
+	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
+		return &openapi.Schema{Type: "integer", Minimum: ptrTo(0.0)}
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return &openapi.Schema{Type: "integer", Minimum: ptrTo(0.0), Maximum: ptrTo(float64(uintMax(k)))}
+	case reflect.Float32:
+		return &openapi.Schema{Type: "number", Format: "float"}
+	case reflect.Float64:
+		return &openapi.Schema{Type: "number", Format: "double"}
+	}
+	return nil
+}
+
+// ptrTo returns a pointer to a copy of v, for the model's optional numbers.
+func ptrTo[T any](v T) *T { return &v }
+
+// structSchema returns the inlined object schema of the struct t: its
+// fields under their JSON (or, with form, form) names, with their rules,
+// doc and example tags (and default tags of form fields), the fields the
+// validator requires, and additionalProperties false when the API refuses
+// unknown JSON members.
+func (g *schemaGen) structSchema(t reflect.Type, form bool) *openapi.Schema {
 	v := g.v[0]
 	if form {
 		v = g.v[1]
 	}
 	sc, err := v.structInfo(t)
 	if err != nil {
-		return map[string]any{"type": "object"} // registration panics first
+		return &openapi.Schema{Type: "object"} // registration panics first
 	}
-	props := map[string]any{}
-	var required []string
+	s := &openapi.Schema{Type: "object", Properties: map[string]*openapi.Schema{}}
 	for i := range sc.fields {
 		f := &sc.fields[i]
 		ps := g.schema(f.typ, f.rules, false)
-		describe(ps, f.sf, f.rules)
+		describe(ps, f.sf)
 		if form {
 			if d, ok := f.sf.Tag.Lookup("default"); ok {
-				ps["default"] = exampleValue(f.typ, d)
+				ps.Default = exampleValue(f.typ, d)
 			}
 		}
-		props[f.name] = ps
+		s.Properties[f.name] = ps
 		if f.required {
-			required = append(required, f.name)
+			s.Required = append(s.Required, f.name)
 		}
 	}
-	s := map[string]any{"type": "object", "properties": props}
-	if len(required) > 0 {
-		s["required"] = required
-	}
 	if g.closed && !form {
-		s["additionalProperties"] = false
+		s.AdditionalProperties = openapi.False
 	}
 	return s
 }
 
 // describe adds a field's doc and example tags to its schema. Next to a
 // $ref, OpenAPI 3.1 allows sibling keywords.
-func describe(s map[string]any, f reflect.StructField, r *rules) {
+func describe(s *openapi.Schema, f reflect.StructField) {
 	if d := f.Tag.Get("doc"); d != "" {
-		s["description"] = d
+		s.Description = d
 	}
 	if ex, ok := f.Tag.Lookup("example"); ok {
-		s["examples"] = []any{exampleValue(f.Type, ex)}
+		s.Examples = []any{exampleValue(f.Type, ex)}
 	}
 }
 
@@ -263,90 +289,101 @@ func exampleValue(t reflect.Type, s string) any {
 //     has its own pattern);
 //   - on slices and arrays, the scalar rules are those of the items
 //     (baseSchema), the list has minItems and maxItems.
-func schemaRules(s map[string]any, t reflect.Type, r *rules, ptr bool) {
-	num := func(name string) any {
-		f, _ := strconv.ParseFloat(r.text[name], 64)
-		if f == float64(int64(f)) {
-			return int64(f)
-		}
-		return f
-	}
+func schemaRules(s *openapi.Schema, t reflect.Type, r *rules, ptr bool) {
 	k := t.Kind()
-	list := k == reflect.Slice || k == reflect.Array || k == reflect.Map
-	if list && t != bytesType {
-		minKey, maxKey := "minItems", "maxItems"
-		if k == reflect.Map {
-			minKey, maxKey = "minProperties", "maxProperties"
-		}
-		if r.minItems >= 0 {
-			s[minKey] = r.minItems
-		}
-		if r.maxItems >= 0 {
-			s[maxKey] = r.maxItems
-		}
-		if r.required && !ptr && k != reflect.Array && r.minItems < 1 {
-			s[minKey] = 1
-		}
-		return
-	}
-	if t == bytesType {
-		return
-	}
-	if r.min != nil {
-		if cur, ok := s["minimum"]; !ok || toFloat(cur) < *r.min {
-			s["minimum"] = num("min")
+	switch {
+	case t == bytesType:
+	case k == reflect.Slice || k == reflect.Array || k == reflect.Map:
+		countRules(s, k, r, ptr)
+	default:
+		numberRules(s, r)
+		stringRules(s, t, r)
+		if r.required && !ptr {
+			requiredRules(s, k, r)
 		}
 	}
-	if r.max != nil {
-		if cur, ok := s["maximum"]; !ok || toFloat(cur) > *r.max {
-			s["maximum"] = num("max")
-		}
+}
+
+// countRules writes minItems and maxItems of a list (minProperties and
+// maxProperties of a map), with required as at least one.
+func countRules(s *openapi.Schema, k reflect.Kind, r *rules, ptr bool) {
+	minN, maxN := &s.MinItems, &s.MaxItems
+	if k == reflect.Map {
+		minN, maxN = &s.MinProperties, &s.MaxProperties
+	}
+	if r.minItems >= 0 {
+		*minN = ptrTo(r.minItems)
+	}
+	if r.maxItems >= 0 {
+		*maxN = ptrTo(r.maxItems)
+	}
+	if r.required && !ptr && k != reflect.Array && r.minItems < 1 {
+		*minN = ptrTo(1)
+	}
+}
+
+// numberRules writes the bounds of a number: min and max where they are
+// tighter than the type's own range, exclusiveMin and exclusiveMax.
+func numberRules(s *openapi.Schema, r *rules) {
+	if r.min != nil && (s.Minimum == nil || *s.Minimum < *r.min) {
+		s.Minimum = ptrTo(*r.min)
+	}
+	if r.max != nil && (s.Maximum == nil || *s.Maximum > *r.max) {
+		s.Maximum = ptrTo(*r.max)
 	}
 	if r.exclMin != nil {
-		s["exclusiveMinimum"] = num("exclusiveMin")
+		s.ExclusiveMinimum = ptrTo(*r.exclMin)
 	}
 	if r.exclMax != nil {
-		s["exclusiveMaximum"] = num("exclusiveMax")
+		s.ExclusiveMaximum = ptrTo(*r.exclMax)
 	}
+}
+
+// stringRules writes the length bounds, pattern, format and enum (enum
+// values typed as t's values).
+func stringRules(s *openapi.Schema, t reflect.Type, r *rules) {
 	if r.minLength >= 0 {
-		s["minLength"] = r.minLength
-	}
-	if r.required && !ptr {
-		switch {
-		case k == reflect.String && r.minLength < 1:
-			s["minLength"] = 1
-		case k == reflect.Bool:
-			s["const"] = true
-		case k >= reflect.Int && k <= reflect.Float64:
-			if enum, _ := r.numberEnum(); zeroCode(r, enum) == "" {
-				s["not"] = map[string]any{"const": 0}
-			}
-		}
+		s.MinLength = ptrTo(r.minLength)
 	}
 	if r.maxLength >= 0 {
-		s["maxLength"] = r.maxLength
+		s.MaxLength = ptrTo(r.maxLength)
 	}
 	if r.pattern != nil {
-		s["pattern"] = r.pattern.String()
+		s.Pattern = r.pattern.String()
 	}
 	switch r.format {
 	case "":
 	case "url":
-		s["format"] = "uri"
+		s.Format = "uri"
 		if r.pattern == nil {
-			s["pattern"] = urlPattern
+			s.Pattern = urlPattern
 		} else {
-			s["allOf"] = []any{map[string]any{"pattern": urlPattern}}
+			s.AllOf = []*openapi.Schema{{Pattern: urlPattern}}
 		}
 	default:
-		s["format"] = r.format
+		s.Format = r.format
 	}
 	if r.enum != nil {
-		vals := make([]any, len(r.enum))
+		s.Enum = make([]any, len(r.enum))
 		for i, e := range r.enum {
-			vals[i] = exampleValue(t, e)
+			s.Enum[i] = exampleValue(t, e)
 		}
-		s["enum"] = vals
+	}
+}
+
+// requiredRules writes what required means for a value of kind k that is
+// not behind a pointer: a non-empty string, true, a number other than 0
+// (unless the bounds or the enum exclude 0 already).
+func requiredRules(s *openapi.Schema, k reflect.Kind, r *rules) {
+	switch {
+	case k == reflect.String && r.minLength < 1:
+		s.MinLength = ptrTo(1)
+	case k == reflect.Bool:
+		s.Const = true
+	case k >= reflect.Int && k <= reflect.Float64:
+		if enum, _ := r.numberEnum(); zeroCode(r, enum) == "" {
+			s.Not = &openapi.Schema{Const: 0}
+		}
 	}
 }
 
@@ -354,18 +391,4 @@ func schemaRules(s map[string]any, t reflect.Type, r *rules, ptr bool) {
 func zeroCode(r *rules, enum []float64) string {
 	code, _ := r.numberFails(0, enum)
 	return code
-}
-
-func toFloat(v any) float64 {
-	switch n := v.(type) {
-	case int:
-		return float64(n)
-	case int64:
-		return float64(n)
-	case uint64:
-		return float64(n)
-	case float64:
-		return n
-	}
-	return 0
 }

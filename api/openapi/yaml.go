@@ -1,4 +1,4 @@
-package api
+package openapi
 
 import (
 	"bytes"
@@ -91,6 +91,9 @@ func writeNested(b *bytes.Buffer, v any, indent int) {
 	b.WriteByte('\n')
 }
 
+// yamlScalar writes a JSON scalar as YAML: null, a boolean, a number as
+// JSON wrote it, a string double-quoted with JSON escapes, and an empty
+// mapping or list as {} or [].
 func yamlScalar(b *bytes.Buffer, v any) {
 	switch x := v.(type) {
 	case nil:
