@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -367,17 +368,18 @@ func (rt *Router) register(pat string, h http.Handler, strip int) {
 // framework: the user's registration, not the framework code (the api
 // package, a module layer) that registered on its behalf.
 func callerLocation() string {
-	pcs := make([]uintptr, 32)
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
-	for {
-		f, more := frames.Next()
-		if !inFramework(f.File) {
-			return fmt.Sprintf("%s:%d", f.File, f.Line)
+	// One frame at a time: the user's call is usually three or four frames
+	// up, and runtime.Caller unwinds no further than asked.
+	for skip := 2; skip < 64; skip++ {
+		_, file, line, ok := runtime.Caller(skip)
+		if !ok {
+			break
 		}
-		if !more {
-			return "unknown"
+		if !inFramework(file) {
+			return file + ":" + strconv.Itoa(line)
 		}
 	}
+	return "unknown"
 }
 
 // frameworkRoot is the directory of the plinth module's source.

@@ -78,3 +78,24 @@ func BenchmarkRegister16000(b *testing.B) {
 		}
 	})
 }
+
+func BenchmarkRegisterGitHub(b *testing.B) {
+	pats := loadGitHubPatterns(b)
+	h := plinth.HandlerFunc(func(*plinth.Ctx) error { return nil })
+	b.Run("plinth", func(b *testing.B) {
+		for b.Loop() {
+			app := plinth.Bare()
+			for _, p := range pats {
+				app.Handle(p, h)
+			}
+		}
+	})
+	b.Run("servemux", func(b *testing.B) {
+		for b.Loop() {
+			mux := http.NewServeMux()
+			for _, p := range pats {
+				mux.Handle(p, h)
+			}
+		}
+	})
+}
