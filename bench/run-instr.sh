@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per request over real HTTP, counted by valgrind's callgrind:
-# exact and repeatable whatever else the machine does, unlike req/s. For each
-# framework, cmd/instr serves the scenario on loopback under callgrind while
+# repeatable within a percent or two whatever else the machine does, unlike
+# req/s. For each framework, cmd/instr serves the scenario on loopback under callgrind while
 # a second cmd/instr process (not counted) sends it N keep-alive requests
 # over 4 connections; a run whose client connects and closes without a
 # request is subtracted. What is counted is the server process in user space:

@@ -1,6 +1,7 @@
 // Command instr serves one scenario with one framework over real HTTP on
 // loopback for valgrind --tool=callgrind, whose instruction counts, unlike
-// wall-clock times, repeat exactly whatever else the machine is doing.
+// wall-clock times, hardly depend on what else the machine is doing (runs
+// agree within a percent or two: the garbage collector's timing).
 // run-instr.sh runs the server under callgrind and the client as a separate
 // process, so that only the server is counted:
 //
