@@ -94,6 +94,7 @@ const maxPooledBuffer = 64 << 10
 
 func newCtx(t *table) *Ctx {
 	c := &Ctx{t: t}
+	c.rw.ctx = c
 	c.rw.drain = &neverDraining
 	if t != nil {
 		c.app = t.app
@@ -105,7 +106,7 @@ func newCtx(t *table) *Ctx {
 }
 
 func (c *Ctx) reset(w http.ResponseWriter, r *http.Request) {
-	c.rw.w, c.rw.status, c.rw.size = w, 0, 0 // rw.drain is set once, in newCtx
+	c.rw.w, c.rw.status, c.rw.size, c.rw.sec = w, 0, 0, nil // rw.drain and rw.ctx are set once, in newCtx
 	c.rw.timedOut.Store(false)
 	c.w = &c.rw
 	c.req = r

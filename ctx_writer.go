@@ -23,6 +23,11 @@ type responseWriter struct {
 	// timedOut is set when the handler timeout passed: writes then fail
 	// with http.ErrHandlerTimeout and flushes do nothing.
 	timedOut atomic.Bool
+
+	// sec is the security header set to write when the response starts
+	// (nil for none), and ctx the Ctx this writer is part of.
+	sec *renderedSecurity
+	ctx *Ctx
 }
 
 // neverDraining is the draining flag of a Ctx outside an App; it is never set.
@@ -33,6 +38,9 @@ var neverDraining atomic.Bool
 // alive clients move to another instance before the listener closes.
 func (rw *responseWriter) begin(code int) {
 	rw.status = code
+	if rw.sec != nil || rw.ctx.nonce != "" {
+		rw.ctx.writeSecurity(rw.sec, rw.w.Header())
+	}
 	if rw.drain.Load() {
 		rw.askClose()
 	}

@@ -27,16 +27,19 @@ type parts struct {
 // them (a panic's and a timeout's included), then the panic guard, then the
 // deadline. The clock is read once, for the ID and the deadline.
 func (p *parts) serve(c *Ctx, next HandlerFunc) error {
-	h := c.rw.w.Header()
 	var now time.Time
 	if p.timeout > 0 || p.ids != nil {
 		now = time.Now()
 	}
 	if p.ids != nil {
-		p.ids.assign(c, h, now)
+		p.ids.assign(c, c.rw.w.Header(), now)
 	}
 	if p.sec != nil {
-		p.sec.write(c, h)
+		// Written when the response starts, by what it is (see
+		// SecurityHeaders); secureIfSilent covers a handler that writes
+		// nothing.
+		c.rw.sec = p.sec
+		defer c.secureIfSilent()
 	}
 	if p.recover {
 		defer recoverPanic(c)
@@ -45,6 +48,15 @@ func (p *parts) serve(c *Ctx, next HandlerFunc) error {
 		return c.runWithTimeout(next, p.timeout, now)
 	}
 	return next(c)
+}
+
+// secureIfSilent writes the security headers into the header map of a
+// response the chain left unstarted, which net/http then sends as an empty
+// 200.
+func (c *Ctx) secureIfSilent() {
+	if c.rw.status == 0 && c.rw.sec != nil {
+		c.writeSecurity(c.rw.sec, c.rw.w.Header())
+	}
 }
 
 // layer returns p as native middleware.

@@ -26,10 +26,21 @@ var helmetHeaders = map[string]string{
 	"X-XSS-Protection":                  "0",
 }
 
+// apiHeaders is the short set of non-document responses (JSON, problem
+// JSON, text): what OWASP recommends for APIs.
+var apiHeaders = map[string]string{
+	"Content-Security-Policy":      "default-src 'none'; frame-ancestors 'none'",
+	"Cross-Origin-Resource-Policy": "same-origin",
+	"Referrer-Policy":              "no-referrer",
+	"X-Content-Type-Options":       "nosniff",
+}
+
 func defaultApp(logs *bytes.Buffer) *plinth.App {
 	app := plinth.New()
 	app.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	app.Get("/ok", func(c *plinth.Ctx) error { return c.Text(200, c.RequestID()) })
+	app.Get("/page", func(c *plinth.Ctx) error { return c.HTML(200, "<p>hi</p>") })
+	app.Get("/silent", func(c *plinth.Ctx) error { return nil })
 	app.Get("/dir/", func(c *plinth.Ctx) error { return c.NoContent(204) })
 	app.Get("/boom", func(c *plinth.Ctx) error { panic("kaboom") })
 	app.Get("/late-boom", func(c *plinth.Ctx) error {
@@ -40,15 +51,30 @@ func defaultApp(logs *bytes.Buffer) *plinth.App {
 	return app
 }
 
+// TestDefaultStackSecurityHeaders: documents (HTML, or no Content-Type)
+// get helmet's whole set; every other response (text, problem JSON, the
+// router's own answers) gets the short set and nothing more.
 func TestDefaultStackSecurityHeaders(t *testing.T) {
 	app := defaultApp(&bytes.Buffer{})
-	for _, tc := range []struct{ method, path string }{
-		{"GET", "/ok"}, {"GET", "/nope"}, {"POST", "/ok"}, {"GET", "/dir"}, {"OPTIONS", "/ok"},
+	for _, tc := range []struct {
+		method, path string
+		want         map[string]string
+	}{
+		{"GET", "/page", helmetHeaders}, {"GET", "/silent", helmetHeaders}, {"GET", "/dir", helmetHeaders},
+		{"OPTIONS", "/ok", helmetHeaders},
+		{"GET", "/ok", apiHeaders}, {"GET", "/nope", apiHeaders}, {"POST", "/ok", apiHeaders},
 	} {
 		rec := serve(app, tc.method, tc.path)
-		for k, v := range helmetHeaders {
+		for k, v := range tc.want {
 			if got := rec.Header().Get(k); got != v {
 				t.Errorf("%s %s (%d): %s = %q, want %q", tc.method, tc.path, rec.Code, k, got, v)
+			}
+		}
+		if len(tc.want) == len(apiHeaders) {
+			for k := range helmetHeaders {
+				if _, short := apiHeaders[k]; !short && rec.Header().Get(k) != "" {
+					t.Errorf("%s %s (%d): %s sent on a response that is not a document", tc.method, tc.path, rec.Code, k)
+				}
 			}
 		}
 		if rec.Header().Get("Strict-Transport-Security") != "" {
@@ -226,24 +252,25 @@ func TestCSPNonce(t *testing.T) {
 			t.Fatalf("CSP %q: the nonce belongs to script-src only", csp)
 		}
 	}
-	if csp := serve(app, "GET", "/plain").Header().Get("Content-Security-Policy"); csp != helmetHeaders["Content-Security-Policy"] {
-		t.Errorf("a request that asked for no nonce got CSP %q", csp)
+	if csp := serve(app, "GET", "/plain").Header().Get("Content-Security-Policy"); csp != apiHeaders["Content-Security-Policy"] {
+		t.Errorf("a text response that asked for no nonce got CSP %q", csp)
 	}
 	serve(app, "GET", "/late")
 }
 
 func TestSecurityHeaderPresetsAndOverrides(t *testing.T) {
 	app := plinth.New()
-	app.Get("/page", func(c *plinth.Ctx) error { return c.Text(200, c.CSPNonce()) })
+	app.Get("/page", func(c *plinth.Ctx) error { return c.HTML(200, c.CSPNonce()) })
 	admin := app.Group("/admin")
 	admin.SetSecurityHeaders(plinth.OWASPHeaders())
 	admin.Get("/x", func(c *plinth.Ctx) error { return c.NoContent(204) })
 	api := app.Group("/api")
 	api.SetSecurityHeader("Content-Security-Policy", "default-src 'none'")
 	api.SetSecurityHeader("X-Frame-Options", "") // removed
-	api.Get("/nonce", func(c *plinth.Ctx) error { return c.Text(200, c.CSPNonce()) })
+	api.Get("/nonce", func(c *plinth.Ctx) error { return c.HTML(200, c.CSPNonce()) })
 	inner := api.Group("/v1") // inherits api's edits
 	inner.Get("/y", func(c *plinth.Ctx) error { return c.NoContent(204) })
+	inner.Get("/json", func(c *plinth.Ctx) error { return c.JSON(200, map[string]int{"a": 1}) })
 
 	for _, tc := range []struct {
 		path string
@@ -251,10 +278,17 @@ func TestSecurityHeaderPresetsAndOverrides(t *testing.T) {
 	}{
 		{"/admin/x", map[string]string{"X-Frame-Options": "DENY", "Cache-Control": "no-store, max-age=0",
 			"Cross-Origin-Embedder-Policy": "require-corp", "Origin-Agent-Cluster": ""}},
-		{"/admin/missing", map[string]string{"X-Frame-Options": "DENY"}}, // the group's 404 too
+		// The group's 404, a problem JSON: the OWASP set's API part, its
+		// Cache-Control included, and its own headers beyond helmet's.
+		{"/admin/missing", map[string]string{"X-Frame-Options": "", "Cache-Control": "no-store, max-age=0",
+			"Content-Security-Policy": "default-src 'self';form-action 'self';object-src 'none';frame-ancestors 'none';upgrade-insecure-requests",
+			"Permissions-Policy": plinth.OWASPHeaders()["Permissions-Policy"]}},
 		{"/api/v1/y", map[string]string{"Content-Security-Policy": "default-src 'none'", "X-Frame-Options": "",
 			"X-Content-Type-Options": "nosniff"}},
-		{"/elsewhere", map[string]string{"X-Frame-Options": "SAMEORIGIN", "Cache-Control": ""}},
+		// The scope's own CSP is kept on JSON too.
+		{"/api/v1/json", map[string]string{"Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff"}},
+		{"/elsewhere", map[string]string{"X-Frame-Options": "", "Cache-Control": "",
+			"Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'"}},
 	} {
 		rec := serve(app, "GET", tc.path)
 		for k, v := range tc.want {

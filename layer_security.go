@@ -18,9 +18,26 @@ const (
 )
 
 // SecurityHeaders is a set of response headers that New's default layer
-// writes on every response of a scope, from values rendered at startup. An
-// empty value removes the header. Strict-Transport-Security is only sent over
-// TLS.
+// writes on the responses of a scope, from values rendered at startup, when
+// the response starts (its first WriteHeader or Write) and by what it is:
+//
+//   - a document (Content-Type HTML, XHTML, SVG or XML, or none set) gets
+//     the whole set, with CSPNonce's nonce in its Content-Security-Policy;
+//   - any other response (JSON, problem JSON, text, images, ...) gets the
+//     short set OWASP recommends for APIs: X-Content-Type-Options,
+//     Referrer-Policy, Cross-Origin-Resource-Policy, Cache-Control when the
+//     set has it, Content-Security-Policy "default-src 'none';
+//     frame-ancestors 'none'" (the scope's own CSP when it set one), and the
+//     set's headers beyond helmet's browser-only ones. Headers such as
+//     X-Frame-Options or Cross-Origin-Opener-Policy only act on documents;
+//     net/http writes every header line of every response, so the short set
+//     is what keeps the default layer cheap.
+//
+// Strict-Transport-Security is sent on both, when Ctx.Secure. A header the
+// handler set itself before the response started is left as it is; to send
+// none of one, set it to nil (c.Header()["X-Frame-Options"] = nil) or remove
+// it from the scope's set with Router.SetSecurityHeader(name, ""). An empty
+// value in the set removes the header.
 type SecurityHeaders map[string]string
 
 // HelmetHeaders returns helmet 8's defaults, the set New uses.
@@ -91,21 +108,76 @@ type headerValue struct {
 	value []string
 }
 
-// renderedSecurity is the header set of one scope, ready to write.
+// renderedSecurity is the header set of one scope, ready to write: the full
+// set for documents, the short set for every other response, both rendered
+// at Build and chosen when the response starts, from its Content-Type.
 type renderedSecurity struct {
-	headers []headerValue // sent on every response
-	hsts    []string      // sent over TLS only; nil for none
+	document []headerValue // HTML, SVG, XML, or no Content-Type yet
+	other    []headerValue // JSON, problem JSON, text, images, ...
+	hsts     []string      // sent when Ctx.Secure; nil for none
 }
 
-// write sets the headers on h, HSTS only when the client reached the
-// service over HTTPS (Ctx.Secure).
-func (rs *renderedSecurity) write(c *Ctx, h http.Header) {
-	for _, hv := range rs.headers {
-		h[hv.key] = hv.value
+// apiCSP is the Content-Security-Policy of responses that are not
+// documents: nothing may load, nothing may frame them.
+const apiCSP = "default-src 'none'; frame-ancestors 'none'"
+
+// otherKeys are the headers of a scope's set that non-document responses
+// keep: what OWASP recommends for APIs (besides the CSP above and HSTS).
+var otherKeys = [...]string{"Cache-Control", "Cross-Origin-Resource-Policy", "Referrer-Policy", "X-Content-Type-Options"}
+
+// writeSecurity adds to h, the header of a response about to be sent, the
+// security set that fits it (rs, nil for none): headers the handler set
+// itself (even to nil, to send none) are left as they are. A document whose
+// handler asked for a CSP nonce gets it in its Content-Security-Policy,
+// whichever set it (the scope's set or the handler).
+func (c *Ctx) writeSecurity(rs *renderedSecurity, h http.Header) {
+	doc := isDocument(h)
+	if rs != nil {
+		set := rs.other
+		if doc {
+			set = rs.document
+		}
+		for _, hv := range set {
+			if _, ok := h[hv.key]; !ok {
+				h[hv.key] = hv.value
+			}
+		}
+		if rs.hsts != nil && c.Secure() {
+			if _, ok := h["Strict-Transport-Security"]; !ok {
+				h["Strict-Transport-Security"] = rs.hsts
+			}
+		}
 	}
-	if rs.hsts != nil && c.Secure() {
-		h["Strict-Transport-Security"] = rs.hsts
+	if doc && c.nonce != "" {
+		if v := h["Content-Security-Policy"]; len(v) == 1 {
+			h["Content-Security-Policy"] = []string{withNonce(v[0], c.nonce)}
+		}
 	}
+}
+
+// isDocument reports whether a response with header h is something a
+// browser renders as a page that can run script: HTML, XHTML, SVG or XML, or
+// a response without a Content-Type yet (net/http may sniff it as HTML).
+func isDocument(h http.Header) bool {
+	v := h["Content-Type"]
+	if len(v) == 0 || v[0] == "" {
+		return true
+	}
+	ct := v[0]
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	ct = strings.TrimSpace(ct)
+	switch {
+	case hasPrefixFold(ct, "text/html"), hasPrefixFold(ct, "application/xhtml+xml"),
+		hasPrefixFold(ct, "image/svg+xml"), hasPrefixFold(ct, "text/xml"), hasPrefixFold(ct, "application/xml"):
+		return true
+	}
+	return false
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 // securityFor renders the effective set of g: the helmet defaults edited by
@@ -128,21 +200,43 @@ func securityFor(g *Router) *renderedSecurity {
 	return renderSecurity(set)
 }
 
-// renderSecurity renders set, an empty value meaning no header.
+// renderSecurity renders set, an empty value meaning no header: the whole
+// set for documents; for other responses the set's otherKeys, a CSP of
+// apiCSP (or the set's own, when it is not helmet's default: a scope that
+// wrote its own policy keeps it everywhere), and the headers the set adds
+// beyond helmet's browser-only ones (Permissions-Policy, say).
 func renderSecurity(set SecurityHeaders) *renderedSecurity {
 	rs := &renderedSecurity{}
+	helmet := SecurityHeaders{}
+	for k, v := range HelmetHeaders() {
+		helmet[http.CanonicalHeaderKey(k)] = v
+	}
 	for k, v := range set {
 		if v == "" {
 			continue
 		}
 		k = http.CanonicalHeaderKey(k)
-		if k == "Strict-Transport-Security" {
-			rs.hsts = []string{v}
+		hv := headerValue{k, []string{v}}
+		switch {
+		case k == "Strict-Transport-Security":
+			rs.hsts = hv.value
 			continue
+		case k == "Content-Security-Policy":
+			if v == helmet[k] {
+				rs.other = append(rs.other, headerValue{k, []string{apiCSP}})
+			} else {
+				rs.other = append(rs.other, hv)
+			}
+		case slices.Contains(otherKeys[:], k):
+			rs.other = append(rs.other, hv)
+		case helmet[k] == "":
+			rs.other = append(rs.other, hv) // the set's own addition
 		}
-		rs.headers = append(rs.headers, headerValue{k, []string{v}})
+		rs.document = append(rs.document, hv)
 	}
-	slices.SortFunc(rs.headers, func(a, b headerValue) int { return strings.Compare(a.key, b.key) })
+	byKey := func(a, b headerValue) int { return strings.Compare(a.key, b.key) }
+	slices.SortFunc(rs.document, byKey)
+	slices.SortFunc(rs.other, byKey)
 	return rs
 }
 
@@ -162,12 +256,14 @@ func withNonce(csp, nonce string) string {
 
 // CSPNonce returns a fresh, cryptographically random nonce for this request
 // and adds it to the script-src directive of the response's
-// Content-Security-Policy, so that <script nonce="..."> elements of this
-// response run and injected ones do not. Call it before the response starts;
-// afterwards it returns "" (the header is gone). Requests that do not call it
-// pay nothing; a call costs 16 random bytes, their encoding and the rebuilt
-// header value. Without a Content-Security-Policy header (Bare, the security
-// layer skipped, or the header removed) it returns a nonce and sets nothing.
+// Content-Security-Policy when the response is a document (HTML; see
+// SecurityHeaders), so that <script nonce="..."> elements of this page run
+// and injected ones do not. Call it before the response starts; afterwards
+// it returns "". Requests that do not call it pay nothing; a call costs 16
+// random bytes, their encoding and, for the document, the rebuilt header
+// value. The nonce joins the CSP the response carries, the scope's or one the
+// handler set itself (as the api docs page does); without any (Bare, no CSP
+// set) the nonce is returned and nothing is set.
 func (c *Ctx) CSPNonce() string {
 	if c.nonce != "" {
 		return c.nonce
@@ -178,9 +274,5 @@ func (c *Ctx) CSPNonce() string {
 	var raw [16]byte
 	_, _ = rand.Read(raw[:]) // crypto/rand.Read does not fail on supported platforms
 	c.nonce = base64.StdEncoding.EncodeToString(raw[:])
-	h := c.rw.w.Header()
-	if v := h["Content-Security-Policy"]; len(v) == 1 {
-		h["Content-Security-Policy"] = []string{withNonce(v[0], c.nonce)}
-	}
 	return c.nonce
 }
