@@ -282,7 +282,7 @@ func TestSecurityHeaderPresetsAndOverrides(t *testing.T) {
 		// Cache-Control included, and its own headers beyond helmet's.
 		{"/admin/missing", map[string]string{"X-Frame-Options": "", "Cache-Control": "no-store, max-age=0",
 			"Content-Security-Policy": "default-src 'self';form-action 'self';object-src 'none';frame-ancestors 'none';upgrade-insecure-requests",
-			"Permissions-Policy": plinth.OWASPHeaders()["Permissions-Policy"]}},
+			"Permissions-Policy":      plinth.OWASPHeaders()["Permissions-Policy"]}},
 		{"/api/v1/y", map[string]string{"Content-Security-Policy": "default-src 'none'", "X-Frame-Options": "",
 			"X-Content-Type-Options": "nosniff"}},
 		// The scope's own CSP is kept on JSON too.
