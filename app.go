@@ -186,7 +186,14 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c := t.pool.Get().(*Ctx)
 	c.reset(w, r)
+	done := false
+	defer func() {
+		if !done { // the chain panicked (http.ErrAbortHandler, a Bare App): the Ctx is dropped, not pooled
+			c.finish()
+		}
+	}()
 	t.dispatch(c)
+	done = true
 	c.finish()
 	c.release()
 	t.pool.Put(c)
@@ -216,10 +223,26 @@ func (a *App) Routes() []RouteInfo {
 	return out
 }
 
-// sortedScopes returns the prefixed groups, most segments first, so that the
-// first whose prefix matches a path is the innermost scope of that path.
+// sortedScopes returns the prefixed groups, most segments first and, among
+// prefixes of as many segments, the more specific first (a literal segment
+// before a wildcard at the first place they differ: /users/me before
+// /users/{id}), so that the first whose prefix matches a path is the
+// innermost, most specific scope of that path.
 func sortedScopes(gs []*Router) []*Router {
 	out := slices.Clone(gs)
-	slices.SortStableFunc(out, func(x, y *Router) int { return len(y.segs) - len(x.segs) })
+	slices.SortStableFunc(out, func(x, y *Router) int {
+		if d := len(y.segs) - len(x.segs); d != 0 {
+			return d
+		}
+		for i := range x.segs {
+			if x.segs[i].wild != y.segs[i].wild {
+				if x.segs[i].wild {
+					return 1
+				}
+				return -1
+			}
+		}
+		return 0
+	})
 	return out
 }

@@ -384,7 +384,7 @@ func (a *App) readSettings(e *envReader) settings {
 		}
 		s.trusted = append(s.trusted, unmapPrefix(p))
 	}
-	if v, ok := e.lookup("PLINTH_TRUSTED_PROXIES"); ok {
+	if v, ok := e.get("PLINTH_TRUSTED_PROXIES"); ok {
 		tp, err := parseTrustedProxies(v)
 		if err != nil {
 			e.fail("PLINTH_TRUSTED_PROXIES=%q: %v", v, err)

@@ -114,12 +114,19 @@ func (c *Ctx) reset(w http.ResponseWriter, r *http.Request) {
 	c.remote = r.RemoteAddr
 }
 
-// finish ends the request's use of its body before the Ctx goes back to the
-// pool: a body that nobody will read is cut (see cutUnreadBody), and the
-// multipart files of every request copy handed out are removed.
+// finish ends the request's use of its body, also when the chain panicked:
+// a body that nobody will read is cut (see cutUnreadBody), and the multipart
+// files of every request copy handed out are removed.
 func (c *Ctx) finish() {
-	if (c.cutBody || c.bodyOversize || c.body != nil && c.body.err != nil) && (c.body == nil || !c.body.eof) {
+	switch {
+	case c.body != nil && c.body.eof:
+	case c.cutBody || c.bodyOversize || c.body != nil && c.body.err != nil:
 		cutUnreadBody(c.rw.w)
+	case c.body != nil && c.body.paced:
+		// A handler that answered without reading its body to the end:
+		// net/http discards the rest (up to 256 KiB) before the answer goes
+		// out, at the client's pace; bound that too.
+		c.body.cut()
 	}
 	if len(c.handed) > 0 {
 		c.removeForms()

@@ -46,7 +46,7 @@ func (t *table) guardBody(c *Ctx, limit int64) {
 		return // nothing to enforce (an App served without Run or Serve, no limit set): no copy
 	}
 	c.bodyLimit = limit
-	br := &bodyReader{src: r.Body, w: c.rw.w, limit: limit, remain: limit}
+	br := &bodyReader{src: r.Body, w: c.rw.w, limit: limit, remain: limit, http1: r.ProtoMajor == 1}
 	if limit > 0 && r.ContentLength > limit {
 		// Never read: refuseOversize answers 413 and the connection closes;
 		// middleware that reads the body before it gets the same error.
@@ -92,6 +92,7 @@ type bodyReader struct {
 	remain int64               // bytes left under the limit
 	err    error               // sticky: the limit was passed
 	eof    bool
+	http1  bool // HTTP/1.x: ask the client to close past the limit (see closeHTTP1)
 
 	paced   bool
 	rc      http.ResponseController
@@ -116,7 +117,9 @@ func (b *bodyReader) pace(timeout time.Duration, rate int64) {
 // client to close the connection, as net/http does for http.MaxBytesReader.
 func (b *bodyReader) fail() {
 	b.err = &BodyError{Err: &http.MaxBytesError{Limit: b.limit}}
-	b.w.Header()["Connection"] = connectionClose
+	if b.http1 {
+		b.w.Header()["Connection"] = connectionClose
+	}
 }
 
 func (b *bodyReader) Read(p []byte) (int, error) {
@@ -152,8 +155,7 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		return n, &BodyError{Err: err}
 	case n > 0 && b.paced:
 		b.read += int64(n)
-		earned := time.Duration(b.read/b.rate)*time.Second + time.Duration(b.read%b.rate)*time.Second/time.Duration(b.rate)
-		_ = b.rc.SetReadDeadline(b.start.Add(b.timeout + earned))
+		_ = b.rc.SetReadDeadline(b.deadline())
 	}
 	return n, err
 }
@@ -180,4 +182,20 @@ const unreadBodyGrace = time.Second
 // its answer.
 func cutUnreadBody(w http.ResponseWriter) {
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(unreadBodyGrace))
+}
+
+// cut gives the rest of a paced body at most unreadBodyGrace more, or what
+// its pacing still allows if that is less.
+func (b *bodyReader) cut() {
+	dl := time.Now().Add(unreadBodyGrace)
+	if paced := b.deadline(); paced.Before(dl) {
+		dl = paced
+	}
+	_ = b.rc.SetReadDeadline(dl)
+}
+
+// deadline is the read deadline the pacing has earned so far.
+func (b *bodyReader) deadline() time.Time {
+	earned := time.Duration(b.read/b.rate)*time.Second + time.Duration(b.read%b.rate)*time.Second/time.Duration(b.rate)
+	return b.start.Add(b.timeout + earned)
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -317,6 +318,122 @@ func TestMultipartFilesRemoved(t *testing.T) {
 		}
 	}
 	eventually(t, soon, "no multipart-* file left in TMPDIR", func() bool {
+		left, _ := filepath.Glob(filepath.Join(tmp, "multipart-*"))
+		return len(left) == 0
+	})
+}
+
+// TestH2BodyToFallbackKeepsTheConnection: over HTTP/2 a body sent to a
+// fallback, a probe or an oversize route ends its stream only: the answer
+// carries no "Connection: close", which net/http's HTTP/2 server would turn
+// into a GOAWAY for every stream of the connection.
+func TestH2BodyToFallbackKeepsTheConnection(t *testing.T) {
+	app := New()
+	app.Config = testConfig()
+	app.Config.H2C = true
+	app.Get("/ok", hello)
+	g := app.Group("/small")
+	g.SetBodyLimit(1)
+	g.Post("", hello)
+	s := serveApp(t, app, listenLocal(t))
+	tr := &http.Transport{Protocols: new(http.Protocols)}
+	tr.Protocols.SetUnencryptedHTTP2(true)
+	defer tr.CloseIdleConnections()
+	cl := &http.Client{Transport: tr}
+	get := func() (reused bool) {
+		ctx := httptrace.WithClientTrace(t.Context(), &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused }})
+		req, _ := http.NewRequestWithContext(ctx, "GET", s.url+"/ok", nil)
+		res, err := cl.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return reused
+	}
+	get()
+	for _, tc := range []struct {
+		path   string
+		status int
+	}{{"/nope", 404}, {"/livez", 200}, {"/small", 413}} {
+		res, err := cl.Post(s.url+tc.path, "text/plain", strings.NewReader("xyz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != tc.status || res.ProtoMajor != 2 {
+			t.Errorf("POST %s: %d over %s, want %d over HTTP/2", tc.path, res.StatusCode, res.Proto, tc.status)
+		}
+		if !get() {
+			t.Errorf("POST %s: the next request did not reuse the connection (GOAWAY)", tc.path)
+		}
+	}
+}
+
+// TestPartialReadThenAnswer: a handler that answers without reading its body
+// to the end is not held back while net/http discards the rest at a
+// trickling client's pace: the answer comes within a second's grace.
+func TestPartialReadThenAnswer(t *testing.T) {
+	t.Parallel()
+	app := New()
+	app.Config = testConfig()
+	app.Config.BodyReadTimeout = time.Minute
+	app.Post("/partial", func(c *Ctx) error {
+		_, _ = io.ReadFull(c.Request().Body, make([]byte, 16<<10))
+		return Error(422, "bad first record")
+	})
+	s := serveApp(t, app, listenLocal(t))
+	c := dialRaw(t, s.addr)
+	writeRaw(t, c, "POST /partial HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"+strings.Repeat("x", 16<<10))
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(500 * time.Millisecond):
+			}
+			if _, err := c.Write([]byte("x")); err != nil {
+				return
+			}
+		}
+	}()
+	resp, _, err := readResponse(c, bufio.NewReader(c), soon)
+	if err != nil || resp.StatusCode != 422 {
+		t.Fatalf("the answer to a partly read, trickled body: %v %v, want a 422 before the deadline", resp, err)
+	}
+}
+
+// TestMultipartFilesRemovedOnAbort: the files of a parsed form are removed
+// also when the chain ends in a panic (here the timeout layer aborting a
+// response that had started).
+func TestMultipartFilesRemovedOnAbort(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	app := New()
+	app.Config = testConfig()
+	g := app.Group("/slow")
+	g.SetHandlerTimeout(200 * time.Millisecond)
+	g.Post("", func(c *Ctx) error {
+		if err := c.Request().ParseMultipartForm(1 << 10); err != nil {
+			return err
+		}
+		_, _ = c.Writer().Write([]byte("progress\n"))
+		_ = http.NewResponseController(c.Writer()).Flush()
+		<-c.Context().Done()
+		return nil
+	})
+	s := serveApp(t, app, listenLocal(t))
+	ct, body := multipartUpload(t, 300<<10)
+	req, _ := http.NewRequest("POST", s.url+"/slow", bytes.NewReader(body))
+	req.Header.Set("Content-Type", ct)
+	if res, err := newClient(t, true).Do(req); err == nil {
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	eventually(t, soon, "no multipart-* file left after the abort", func() bool {
 		left, _ := filepath.Glob(filepath.Join(tmp, "multipart-*"))
 		return len(left) == 0
 	})

@@ -333,3 +333,17 @@ func panicMessage(f func()) (msg string) {
 	f()
 	return "no panic"
 }
+
+// TestScopeSpecificity: of two prefixes with as many segments, the more
+// specific one owns the fallbacks under it, whatever the registration
+// order: /users/me's 404 runs /users/me's middleware, not /users/{id}'s.
+func TestScopeSpecificity(t *testing.T) {
+	app := plinth.Bare()
+	app.Group("/users/{id}").Use(tagNative("id"))
+	app.Group("/users/me").Use(tagNative("me"))
+	for path, want := range map[string]string{"/users/me/missing": "me", "/users/42/missing": "id"} {
+		if rec := serve(app, "GET", path); rec.Code != 404 || trace(rec.Header()) != want {
+			t.Errorf("GET %s: %d, middleware %q; want 404 through %q", path, rec.Code, trace(rec.Header()), want)
+		}
+	}
+}

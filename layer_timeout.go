@@ -85,7 +85,7 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 			panic(http.ErrAbortHandler)
 		}
 		c.rw.timedOut.Store(false) // the 503 itself must go through
-		c.Header()["Connection"] = connectionClose
+		closeHTTP1(c.Header(), c.req)
 		c.writeProblem(&Problem{Status: http.StatusServiceUnavailable,
 			Detail: "the handler did not finish within " + d.String()})
 		err = nil

@@ -332,10 +332,10 @@ func (c *Ctx) renderBodyError(be *BodyError) {
 		c.writeProblem(&Problem{Status: http.StatusRequestEntityTooLarge, Detail: "request body larger than the limit of " +
 			strconv.FormatInt(maxBytesLimit(be.Err), 10) + " bytes"})
 	case errors.Is(be.Err, os.ErrDeadlineExceeded):
-		c.Header()["Connection"] = connectionClose
+		closeHTTP1(c.Header(), c.req)
 		c.writeProblem(&Problem{Status: http.StatusRequestTimeout, Detail: "the request body arrived too slowly"})
 	default:
-		c.Header()["Connection"] = connectionClose
+		closeHTTP1(c.Header(), c.req)
 		c.writeProblem(&Problem{Status: http.StatusBadRequest, Detail: "the request body could not be read"})
 	}
 }
@@ -361,7 +361,10 @@ func (c *Ctx) requestEnded(err error) bool {
 	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	return c.TimedOut() || c.Context().Err() != nil || c.orig != nil && c.orig.Context().Err() != nil
+	// The request's own context, as net/http made it: a context that the
+	// App's middleware derived (its own timeout) ending is the server's
+	// doing, not the client's.
+	return c.TimedOut() || c.orig != nil && c.orig.Context().Err() != nil
 }
 
 // logEnded records a request whose context ended, once, below error level:

@@ -262,3 +262,27 @@ func TestContextErrorsLoggedOnce(t *testing.T) {
 		t.Errorf("an operation's own deadline: %d with %d error lines, want 500 and one", rec.Code, e)
 	}
 }
+
+// TestServerSideDeadlineIsNotTheClients: a context that the App's own
+// middleware derived (a standard timeout middleware) ending is the server's
+// failure, logged as an error, not a client that left (499).
+func TestServerSideDeadlineIsNotTheClients(t *testing.T) {
+	var logs bytes.Buffer
+	app := plinth.New()
+	app.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	timeout := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithTimeout(r.Context(), 20*time.Millisecond)
+			defer cancel()
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+	app.WithHTTP(timeout).Get("/report", func(c *plinth.Ctx) error {
+		<-c.Context().Done()
+		return fmt.Errorf("querying the report: %w", c.Context().Err())
+	})
+	rec := serve(app, "GET", "/report")
+	if rec.Code != 500 || !strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("a server-side deadline: %d, logs %q; want a 500 logged as an error", rec.Code, logs.String())
+	}
+}

@@ -140,7 +140,7 @@ func (t *table) run(c *Ctx, h HandlerFunc) {
 	if hasBody(c.req) {
 		t.guardBody(c, 0)
 		c.cutBody = true
-		c.Header()["Connection"] = connectionClose
+		closeHTTP1(c.Header(), c.req)
 	}
 	if err := h(c); err != nil {
 		c.handleError(err)
@@ -170,7 +170,7 @@ func (t *table) redirect(c *Ctx, path, location string) {
 func (t *table) serveAsterisk(c *Ctx) {
 	if hasBody(c.req) {
 		c.cutBody = true
-		c.Header()["Connection"] = connectionClose
+		closeHTTP1(c.Header(), c.req)
 	}
 	if c.req.Method != http.MethodOptions {
 		c.Header()["Connection"] = []string{"close"}

@@ -149,6 +149,16 @@ type frontDoor struct {
 
 var connectionClose = []string{"close"}
 
+// closeHTTP1 asks an HTTP/1.x client to close the connection after this
+// response. Over HTTP/2 the header would make net/http end the whole
+// connection (GOAWAY), every other stream on it included, so it is not set
+// there: the stream ends by itself, and flow control bounds what it sends.
+func closeHTTP1(h http.Header, r *http.Request) {
+	if r.ProtoMajor == 1 {
+		h["Connection"] = connectionClose
+	}
+}
+
 // fileHeadroom is how many open files MaxConnections leaves for everything
 // that is not a client connection.
 const fileHeadroom = 128
@@ -158,7 +168,7 @@ func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A probe never reads a body: one sent is cut, not drained.
 		body := hasBody(r)
 		if body {
-			w.Header()["Connection"] = connectionClose
+			closeHTTP1(w.Header(), r)
 		}
 		if p == f.cfg.LivenessPath {
 			f.app.health.serveLive(w)

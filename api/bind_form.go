@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -176,6 +177,11 @@ func formError(err error, detail string) error {
 	}
 	if errors.Is(err, multipart.ErrMessageTooLarge) {
 		return plinth.Error(http.StatusRequestEntityTooLarge, "the multipart body has too many parts or is too large").Wrap(err)
+	}
+	if _, ok := errors.AsType[*fs.PathError](err); ok {
+		// The server could not store a spilled file (TMPDIR missing or
+		// full): its failure, logged with the cause, not a malformed body.
+		return plinth.Error(http.StatusInternalServerError, "the upload could not be stored").Wrap(err)
 	}
 	return plinth.BadRequest(detail).Wrap(err)
 }

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -216,5 +219,33 @@ func TestMultipartPartLimit(t *testing.T) {
 	app.ServeHTTP(rec, req)
 	if rec.Code != http.StatusRequestEntityTooLarge {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+}
+
+// TestUploadStorageFailure: a multipart file that cannot be spilled to disk
+// (TMPDIR missing) is the server's failure: a 500 logged with its cause, not
+// a 400 "malformed".
+func TestUploadStorageFailure(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	var logs bytes.Buffer
+	app := plinth.Bare()
+	app.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	a := api.New(app, api.Config{OpenAPIPath: "-", MaxMultipartMemory: 1024})
+	type upload struct {
+		File *multipart.FileHeader `form:"file"`
+	}
+	type in struct{ Body upload }
+	api.Register(a, api.Operation{Method: "POST", Path: "/up"}, func(context.Context, *in) (*struct{}, error) { return nil, nil })
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", "big.bin")
+	_, _ = fw.Write(bytes.Repeat([]byte("z"), 64<<10))
+	_ = mw.Close()
+	req := httptest.NewRequest("POST", "/up", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	rec := httptest.NewRecorder()
+	app.ServeHTTP(rec, req)
+	if rec.Code != 500 || !strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("an upload that cannot be stored: %d, logs %q; want a logged 500", rec.Code, logs.String())
 	}
 }
