@@ -89,7 +89,9 @@ func RequestID() Middleware {
 // rendered once, here; an empty value is skipped. Strict-Transport-Security
 // is sent only when Ctx.Secure (TLS, or a trusted proxy reporting HTTPS).
 // Pass HelmetHeaders() for New's set. No allocation per request.
-func Security(h SecurityHeaders) Middleware { return (&parts{sec: renderSecurity(h)}).layer() }
+func Security(h SecurityHeaders) Middleware {
+	return (&parts{sec: renderSecurityAsGiven(h)}).layer()
+}
 
 // Timeout returns a layer that bounds the rest of the chain by d, as New's
 // handler timeout does (see App.HandlerTimeout): at the deadline the

@@ -33,7 +33,10 @@ const (
 //     net/http writes every header line of every response, so the short set
 //     is what keeps the default layer cheap.
 //
-// Strict-Transport-Security is sent on both, when Ctx.Secure. A header the
+// That split applies to the default set, helmet's, edited or not by
+// Router.SetSecurityHeader. A set the program gives whole
+// (Router.SetSecurityHeaders, the Security layer) is sent as given on every
+// response. Strict-Transport-Security is sent on both, when Ctx.Secure. A header the
 // handler set itself before the response started is left as it is; to send
 // none of one, set it to nil (c.Header()["X-Frame-Options"] = nil) or remove
 // it from the scope's set with Router.SetSecurityHeader(name, ""). An empty
@@ -187,15 +190,18 @@ func securityFor(g *Router) *renderedSecurity {
 	for r := g; r != nil; r = r.parent {
 		chain = append(chain, r)
 	}
-	set := HelmetHeaders()
+	set, given := HelmetHeaders(), false
 	for _, r := range slices.Backward(chain) {
 		for _, e := range r.security {
 			if e.set != nil {
-				set = maps.Clone(e.set)
+				set, given = maps.Clone(e.set), true
 			} else {
 				set[e.name] = e.value
 			}
 		}
+	}
+	if given {
+		return renderSecurityAsGiven(set)
 	}
 	return renderSecurity(set)
 }
@@ -237,6 +243,14 @@ func renderSecurity(set SecurityHeaders) *renderedSecurity {
 	byKey := func(a, b headerValue) int { return strings.Compare(a.key, b.key) }
 	slices.SortFunc(rs.document, byKey)
 	slices.SortFunc(rs.other, byKey)
+	return rs
+}
+
+// renderSecurityAsGiven renders a set the program gave (SetSecurityHeaders,
+// the Security layer): every response gets all of it, documents or not.
+func renderSecurityAsGiven(set SecurityHeaders) *renderedSecurity {
+	rs := renderSecurity(set)
+	rs.other = rs.document
 	return rs
 }
 
