@@ -9,7 +9,10 @@
 # collector; not the kernel.
 #
 # Usage: ./run-instr.sh [requests] [scenario]     (defaults: 20000 minimal)
+#   scenario: the suite's, validated-json or headers-N (std only); the
+#   client sends the scenario's requests in turn (github-all: each route)
 #   FRAMEWORKS (default "plinth-new plinth std-limits std-defaults std")
+# The regression gate (instr-gate.sh) measures with the GC off instead.
 # Writes results/instr-<date>.md. Needs valgrind (Debian: valgrind).
 set -euo pipefail
 cd "$(dirname "$0")"

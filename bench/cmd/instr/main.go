@@ -1,7 +1,8 @@
 // Command instr serves one scenario with one framework over real HTTP on
 // loopback for valgrind --tool=callgrind, whose instruction counts, unlike
 // wall-clock times, hardly depend on what else the machine is doing (runs
-// agree within a percent or two: the garbage collector's timing).
+// agree within a percent or two with the garbage collector on: its timing;
+// within a fraction of a percent with GOGC=off).
 // run-instr.sh runs the server under callgrind and the client as a separate
 // process, so that only the server is counted:
 //
@@ -12,36 +13,48 @@
 // cost to subtract. In-process mode (-n without -client or -addr-file) does
 // both in one process, for tests.
 //
+// cmd/instr-gate runs the third mode, one server process for several
+// scenarios, under callgrind --dump-before=main.mark:
+//
+//	instr -framework plinth -scenarios minimal,json   # prints "addr SCENARIO HOST:PORT" per scenario, then "ready";
+//	                                                  # each "mark" line on stdin calls mark and answers "ok"; exits at EOF
+//
+// so that callgrind writes (and zeroes) its counts exactly where the client
+// says, with nothing to subtract; "instrument" and "uninstrument" switch
+// callgrind's instrumentation on and off (client requests, amd64 only), so
+// that warm-ups run at valgrind's uninstrumented speed.
+//
 // Frameworks: those of bench-server that are net/http handlers (fiber is
 // not). plinth and plinth-new are served by App.Serve with its default
 // limits, std-limits and std-defaults by httpserve.NewLimitedServer on
 // httpserve.LimitListener, the others by a zero-value http.Server.
+// Scenarios: suite's, validated-json (the typed api operation; plinth,
+// plinth-new, huma, gin, echo) and headers-0 ... headers-10 (std only: a
+// plain http.HandlerFunc writing N header lines; httpserve/scenarios.go).
 package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"strconv"
+	"strings"
 	"sync"
-	"sync/atomic"
+	"syscall"
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/bench/internal/httpserve"
-	"github.com/plinth-go/plinth/bench/internal/suite"
 )
 
 func main() {
 	fw := flag.String("framework", "plinth-new", "framework (plinth-new, plinth, std-limits, std-defaults, std, httprouter, chi, gin, echo)")
 	sc := flag.String("scenario", "minimal", "scenario")
+	scs := flag.String("scenarios", "", "gate mode: serve these comma-separated scenarios, one listener each, and mark on request (stdin)")
 	n := flag.Int("n", 20000, "requests to send (0: connect and close only, the set-up cost to subtract)")
 	c := flag.Int("c", 4, "connections")
 	client := flag.Bool("client", false, "client mode: load -addr")
@@ -51,6 +64,8 @@ func main() {
 	flag.Parse()
 	var err error
 	switch {
+	case *scs != "":
+		err = serveMarked(*fw, strings.Split(*scs, ","))
 	case *client:
 		err = runClient(*addr, *sc, *n, *c)
 	case *addrFile != "":
@@ -64,10 +79,61 @@ func main() {
 	}
 }
 
+// serveMarked serves each scenario with fw on its own loopback listener,
+// prints the addresses, then calls mark for every "mark" line on stdin and
+// answers "ok"; it exits the process at the end of stdin.
+func serveMarked(fw string, scenarios []string) error {
+	for _, sc := range scenarios {
+		h, err := httpserve.HandlerNamed(fw, sc)
+		if err != nil {
+			return err
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		serve(fw, h, ln)
+		fmt.Printf("addr %s %s\n", sc, ln.Addr())
+	}
+	fmt.Println("ready")
+	// Read stdin through the poller (non-blocking), as the connections are
+	// read: a blocking read would hold a thread in a system call, which the
+	// scheduler works around on its own clock.
+	if err := syscall.SetNonblock(0, true); err != nil {
+		return err
+	}
+	in := bufio.NewScanner(os.NewFile(0, "stdin"))
+	for in.Scan() {
+		switch in.Text() {
+		case "mark":
+			mark()
+		case "instrument":
+			callgrind(callgrindStartInstrumentation)
+		case "uninstrument":
+			callgrind(callgrindStopInstrumentation)
+		default:
+			return fmt.Errorf("unknown command %q", in.Text())
+		}
+		os.Stdout.WriteString("ok\n")
+	}
+	if err := in.Err(); err != nil {
+		return err
+	}
+	os.Exit(0)
+	return nil
+}
+
+// mark is where callgrind, run with --dump-before=main.mark, writes the
+// counts since the last mark and zeroes them: only its entry matters, so it
+// does nothing, but it must stay a call.
+//
+//go:noinline
+func mark() {}
+
 // serveUntilClosed serves fw until conns connections have been accepted and
 // closed again, then exits the process (callgrind writes its counts at exit).
 func serveUntilClosed(fw, scenario, addrFile string, conns int) error {
-	h, _, err := handler(fw, scenario)
+	h, err := httpserve.HandlerNamed(fw, scenario)
 	if err != nil {
 		return err
 	}
@@ -119,20 +185,23 @@ func (c *closingConn) Close() error {
 	return err
 }
 
-// runClient sends n requests of the scenario to addr over c connections.
+// runClient sends n requests of the scenario to addr over c connections,
+// taking its requests in turn (github-all: each route in turn).
 func runClient(addr, scenario string, n, c int) error {
-	sc, err := suite.LoadScenario(scenario)
+	reqs, err := httpserve.Requests(scenario)
 	if err != nil {
 		return err
 	}
-	rq := sc.Requests[0]
-	raw := []byte(rq.Method + " " + rq.Path + " HTTP/1.1\r\nHost: bench\r\n\r\n")
-	return load(addr, raw, n, c, rq.Status)
+	return httpserve.Load(addr, reqs, n, c)
 }
 
 // run serves fw and loads it from the same process (for tests).
 func run(fw, scenario string, n, conns int) error {
-	h, sc, err := handler(fw, scenario)
+	h, err := httpserve.HandlerNamed(fw, scenario)
+	if err != nil {
+		return err
+	}
+	reqs, err := httpserve.Requests(scenario)
 	if err != nil {
 		return err
 	}
@@ -141,29 +210,15 @@ func run(fw, scenario string, n, conns int) error {
 		return err
 	}
 	stop, served := serve(fw, h, ln)
-	rq := sc.Requests[0]
-	raw := []byte(rq.Method + " " + rq.Path + " HTTP/1.1\r\nHost: bench\r\n\r\n")
-	if n > 0 {
-		if err := load(ln.Addr().String(), raw, n, conns, rq.Status); err != nil {
-			stop()
-			return err
-		}
+	if err := httpserve.Load(ln.Addr().String(), reqs, n, conns); err != nil {
+		stop()
+		return err
 	}
 	stop()
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
 		return err
 	}
 	return nil
-}
-
-// handler builds fw's handler for the scenario, as bench-server does.
-func handler(fw, scenario string) (http.Handler, suite.Scenario, error) {
-	sc, err := suite.LoadScenario(scenario)
-	if err != nil {
-		return nil, sc, err
-	}
-	h, err := httpserve.Handler(fw, sc)
-	return h, sc, err
 }
 
 // serve serves h on ln the way bench-server does; stop ends it and served
@@ -186,88 +241,4 @@ func serve(fw string, h http.Handler, ln net.Listener) (stop func(), served <-ch
 		stop = func() { cancel(); srv.Close() }
 	}
 	return stop, ch
-}
-
-// load sends n requests over conns keep-alive connections, one at a time on
-// each, and checks every status.
-func load(addr string, req []byte, n, conns, status int) error {
-	var left atomic.Int64
-	left.Store(int64(n))
-	var wg sync.WaitGroup
-	errs := make(chan error, conns)
-	for range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			conn, err := net.Dial("tcp", addr)
-			if err != nil {
-				errs <- err
-				return
-			}
-			defer conn.Close()
-			br := bufio.NewReaderSize(conn, 16<<10)
-			want := []byte(" " + strconv.Itoa(status) + " ")
-			for left.Add(-1) >= 0 {
-				if _, err := conn.Write(req); err != nil {
-					errs <- err
-					return
-				}
-				if err := readResponse(br, want); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
-}
-
-// readResponse reads one response with a Content-Length or chunked body.
-func readResponse(br *bufio.Reader, want []byte) error {
-	line, err := br.ReadSlice('\n')
-	if err != nil {
-		return err
-	}
-	if !bytes.Contains(line, want) {
-		return fmt.Errorf("unexpected status line %q", bytes.TrimSpace(line))
-	}
-	length, chunked := -1, false
-	for {
-		line, err := br.ReadSlice('\n')
-		if err != nil {
-			return err
-		}
-		if len(line) <= 2 {
-			break
-		}
-		k, v, _ := bytes.Cut(line, []byte(":"))
-		switch {
-		case bytes.EqualFold(k, []byte("Content-Length")):
-			length, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
-		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
-			chunked = true
-		}
-	}
-	if !chunked {
-		_, err := io.CopyN(io.Discard, br, int64(length))
-		return err
-	}
-	for {
-		line, err := br.ReadSlice('\n')
-		if err != nil {
-			return err
-		}
-		size, err := strconv.ParseInt(string(bytes.TrimSpace(line)), 16, 64)
-		if err != nil {
-			return err
-		}
-		if _, err := io.CopyN(io.Discard, br, size+2); err != nil {
-			return err
-		}
-		if size == 0 {
-			return nil
-		}
-	}
 }

@@ -9,6 +9,7 @@
 //	latency-<date>.json    single-connection latency (run-latency.sh)
 //	layer-skip-<date>.md   the default layer part by part (run-layer-skip.sh)
 //	instr-<date>.md        instructions per request over real HTTP, callgrind (run-instr.sh)
+//	nethttp-headers-<date>.md  net/http alone, instructions per request by header lines (instr-gate.sh -measure)
 //	validated-json-<date>.txt  typed handlers against huma, gin and echo (its first line is its command)
 //
 // Each table says the command that produced its file. Usage, from bench/:
@@ -66,7 +67,7 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-var datedName = regexp.MustCompile(`^(inprocess|allocs|http-wrk|http|latency|layer-skip|instr|validated-json)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
+var datedName = regexp.MustCompile(`^(inprocess|allocs|http-wrk|http|latency|layer-skip|instr|nethttp-headers|validated-json)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
 
 // latest returns the newest file of a kind and extension, "" when none.
 func latest(dir, kind, ext string) (string, error) {
@@ -105,7 +106,7 @@ Caveats, for every table below:
   middleware and the handler only.
 
 `)
-	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, validatedJSON}
+	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON}
 	for _, s := range sections {
 		if err := s(w, dir); err != nil {
 			return err
@@ -320,6 +321,24 @@ func instructions(w io.Writer, dir string) error {
 	body = strings.TrimPrefix(body, "# ")
 	fmt.Fprintf(w, "## %s\n\nFrom `%s`. Instruction counts agree within a percent or two from run to run, whatever else the machine does:\n", firstLine(body), filepath.Base(file))
 	fmt.Fprintf(w, "the low-noise cross-check of the req/s tables.\n\n%s\n\n", afterFirstLine(body))
+	return nil
+}
+
+// netHTTPHeaders copies the newest nethttp-headers-*.md (its text names its
+// command).
+func netHTTPHeaders(w io.Writer, dir string) error {
+	file, err := latest(dir, "nethttp-headers", "md")
+	if err != nil || file == "" {
+		fmt.Fprintf(w, "## What net/http costs per response header line\n\nNo results yet: run "+
+			"`bench/instr-gate.sh -measure -frameworks std -scenarios headers-0,headers-4,headers-10 -md results/nethttp-headers-$(date -u +%%F).md`.\n\n")
+		return err
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	body := strings.TrimPrefix(strings.TrimSpace(string(raw)), "# ")
+	fmt.Fprintf(w, "## %s\n\nFrom `%s`.\n\n%s\n\n", firstLine(body), filepath.Base(file), afterFirstLine(body))
 	return nil
 }
 

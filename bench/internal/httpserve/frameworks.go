@@ -1,8 +1,11 @@
 // Package httpserve is what cmd/bench-server and cmd/instr serve over real
 // HTTP: the frameworks by name (frameworks.go; fiber, which is not an
-// http.Handler, stays in cmd/bench-server) and, for the std-limits and
+// http.Handler, stays in cmd/bench-server); for the std-limits and
 // std-defaults yardsticks, a net/http server given Plinth's default limits
-// (limits.go).
+// (limits.go); the scenarios cmd/instr serves beyond the suite's and every
+// scenario's requests as bytes on the wire (scenarios.go); and the
+// keep-alive client cmd/instr and cmd/instr-gate load a server with
+// (client.go).
 package httpserve
 
 import (

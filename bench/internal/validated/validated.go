@@ -57,8 +57,11 @@ type userIn struct{ Body User }
 type userOut struct{ Body *User }
 
 // PlinthAPI is the typed operation.
-func PlinthAPI() http.Handler {
-	app := plinth.Bare()
+func PlinthAPI() http.Handler { return PlinthAPIOn(plinth.Bare()) }
+
+// PlinthAPIOn is the typed operation on app (cmd/instr serves it on
+// plinth.New() as well: the typed operation inside the default layer).
+func PlinthAPIOn(app *plinth.App) http.Handler {
 	a := api.New(app, api.Config{OpenAPIPath: "-"})
 	api.Register(a, api.Operation{Method: "POST", Path: "/users"}, func(ctx context.Context, in *userIn) (*userOut, error) {
 		return &userOut{Body: &in.Body}, nil
