@@ -194,6 +194,7 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	t.dispatch(c)
 	done = true
+	c.secureIfSilent()
 	c.finish()
 	c.release()
 	t.pool.Put(c)

@@ -36,10 +36,9 @@ func (p *parts) serve(c *Ctx, next HandlerFunc) error {
 	}
 	if p.sec != nil {
 		// Written when the response starts, by what it is (see
-		// SecurityHeaders); secureIfSilent covers a handler that writes
-		// nothing.
+		// SecurityHeaders); App.ServeHTTP's secureIfSilent covers a chain
+		// that writes nothing.
 		c.rw.sec = p.sec
-		defer c.secureIfSilent()
 	}
 	if p.recover {
 		defer recoverPanic(c)
@@ -85,10 +84,11 @@ func RequestID() Middleware {
 	return (&parts{ids: ids}).layer()
 }
 
-// Security returns a layer that writes h on every response from values
-// rendered once, here; an empty value is skipped. Strict-Transport-Security
-// is sent only when Ctx.Secure (TLS, or a trusted proxy reporting HTTPS).
-// Pass HelmetHeaders() for New's set. No allocation per request.
+// Security returns a layer that writes h, as given, on every response (a
+// set given whole is not split by response type; see SecurityHeaders), from
+// values rendered once, here; an empty value is skipped.
+// Strict-Transport-Security is sent only when Ctx.Secure (TLS, or a trusted
+// proxy reporting HTTPS). No allocation per request.
 func Security(h SecurityHeaders) Middleware {
 	return (&parts{sec: renderSecurityAsGiven(h)}).layer()
 }
