@@ -163,18 +163,25 @@ func (c *Ctx) writeSecurity(rs *renderedSecurity, h http.Header) {
 // a response without a Content-Type yet (net/http may sniff it as HTML).
 func isDocument(h http.Header) bool {
 	v := h["Content-Type"]
-	if len(v) == 0 || v[0] == "" {
+	if len(v) == 0 {
 		return true
 	}
 	ct := v[0]
-	if i := strings.IndexByte(ct, ';'); i >= 0 {
-		ct = ct[:i]
+	for len(ct) > 0 && (ct[0] == ' ' || ct[0] == '\t') {
+		ct = ct[1:]
 	}
-	ct = strings.TrimSpace(ct)
-	switch {
-	case hasPrefixFold(ct, "text/html"), hasPrefixFold(ct, "application/xhtml+xml"),
-		hasPrefixFold(ct, "image/svg+xml"), hasPrefixFold(ct, "text/xml"), hasPrefixFold(ct, "application/xml"):
-		return true
+	if ct == "" {
+		return true // a blank type is no type: the browser sniffs
+	}
+	// One branch on the first letter, so that the usual answers (JSON,
+	// text, images) cost a comparison or two.
+	switch ct[0] | 0x20 {
+	case 't':
+		return hasPrefixFold(ct, "text/html") || hasPrefixFold(ct, "text/xml")
+	case 'a':
+		return hasPrefixFold(ct, "application/xhtml+xml") || hasPrefixFold(ct, "application/xml")
+	case 'i':
+		return hasPrefixFold(ct, "image/svg+xml")
 	}
 	return false
 }

@@ -560,8 +560,8 @@ func writeMarkdown(file string, results []Result, s Settings) error {
 	for _, r := range results {
 		fmt.Fprintf(&b, "| %s | %s | %d |", r.Scenario, r.Framework, r.Instructions)
 		if z, ok := zero[r.Framework]; ok {
-			n, err := strconv.Atoi(strings.TrimPrefix(r.Scenario, httpserve.HeadersPrefix))
-			if err != nil || n == 0 {
+			n, ok := httpserve.HeaderLineCount(r.Scenario)
+			if !ok || n == 0 {
 				fmt.Fprintf(&b, " %+d | - |", r.Instructions-z)
 			} else {
 				fmt.Fprintf(&b, " %+d | %d |", r.Instructions-z, int64(math.Round(float64(r.Instructions-z)/float64(n))))
@@ -578,13 +578,23 @@ func writeMarkdown(file string, results []Result, s Settings) error {
 			"with `Hello, World!` as `text/plain`, after putting the first N of these header lines into its header map "+
 			"(pre-built values, no allocation of its own): %s. headers-4 is the middleware scenario's four; "+
 			"headers-10 is helmet's set without HSTS, with helmet's long CSP (bench/internal/httpserve/scenarios.go). "+
-			"net/http writes Date, Content-Length and Content-Type besides.\n", strings.Join(lines, ", "))
+			"headers-default is the same response with the %d lines `plinth.New()` adds to a response that is not a document: %s. "+
+			"net/http writes Date, Content-Length and Content-Type besides.\n", strings.Join(lines, ", "), len(httpserve.DefaultLayerLines), defaultLines())
 	}
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintln(os.Stderr, "wrote", file)
 	return nil
+}
+
+// defaultLines lists httpserve.DefaultLayerLines for the table's note.
+func defaultLines() string {
+	var lines []string
+	for _, kv := range httpserve.DefaultLayerLines {
+		lines = append(lines, "`"+kv[0]+": "+kv[1]+"`")
+	}
+	return strings.Join(lines, ", ")
 }
 
 // shownArgs are the arguments as given to instr-gate.sh (less the -instr it

@@ -26,7 +26,22 @@ const (
 	// first N of HeaderLines into its header map (pre-built values assigned
 	// to canonical keys: the handler allocates nothing of its own).
 	HeadersPrefix = "headers-"
+	// HeadersDefault is headers-N's response with DefaultLayerLines: what
+	// net/http alone costs to send the lines plinth.New()'s default layer
+	// adds to a response that is not a document.
+	HeadersDefault = HeadersPrefix + "default"
 )
+
+// DefaultLayerLines are the header lines plinth.New() adds to a text or
+// JSON response on plain HTTP (its request ID is 26 characters): the short
+// security set for responses that are not documents, and X-Request-Id.
+var DefaultLayerLines = [][2]string{
+	{"Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"},
+	{"Cross-Origin-Resource-Policy", "same-origin"},
+	{"Referrer-Policy", "no-referrer"},
+	{"X-Content-Type-Options", "nosniff"},
+	{"X-Request-Id", "01KBF4Z8N2G7W3H5Q9R1T6V8XA"},
+}
 
 // HeaderLines are the header lines of the headers-N scenarios, in order:
 // the four of the middleware scenario (suite.SecurityHeaderSet) first, then
@@ -69,7 +84,7 @@ func Requests(scenario string) ([]Request, error) {
 		return []Request{{Raw: []byte("POST /users HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: " +
 			strconv.Itoa(len(validated.RequestBody)) + "\r\n\r\n" + validated.RequestBody), Status: http.StatusCreated}}, nil
 	}
-	if _, ok := headerCount(scenario); ok {
+	if _, ok := HeaderLineCount(scenario); ok {
 		return []Request{get("/", http.StatusOK)}, nil
 	}
 	sc, err := suite.LoadScenario(scenario)
@@ -100,17 +115,26 @@ func HandlerNamed(fw, scenario string) (http.Handler, error) {
 		}
 		return nil, fmt.Errorf("%s: served by plinth, plinth-new, huma, gin and echo, not %q", scenario, fw)
 	}
-	if n, ok := headerCount(scenario); ok {
+	if _, ok := HeaderLineCount(scenario); ok {
 		if fw != "std" {
 			return nil, fmt.Errorf("%s: served by std only (a plain http.HandlerFunc), not %q", scenario, fw)
 		}
-		return headersHandler(n), nil
+		return headersHandler(scenario), nil
 	}
 	sc, err := suite.LoadScenario(scenario)
 	if err != nil {
 		return nil, err
 	}
 	return Handler(fw, sc)
+}
+
+// HeaderLineCount returns the number of header lines a headers-N or
+// headers-default scenario adds, and whether scenario is one of them.
+func HeaderLineCount(scenario string) (int, bool) {
+	if scenario == HeadersDefault {
+		return len(DefaultLayerLines), true
+	}
+	return headerCount(scenario)
 }
 
 // headerCount parses headers-N.
@@ -126,19 +150,27 @@ func headerCount(scenario string) (int, bool) {
 	return n, true
 }
 
-// headersHandler answers minimal's response with the first n HeaderLines.
-func headersHandler(n int) http.Handler {
+// headersHandler answers minimal's response with the lines of scenario (a
+// headers-N or headers-default).
+func headersHandler(scenario string) http.Handler {
 	type line struct {
 		k string
 		v []string
 	}
 	var lines []line
-	for _, kv := range HeaderLines[:n] {
-		v := kv[1]
-		if kv[0] == "Content-Security-Policy" && n > 4 {
-			v = helmetCSP
+	if scenario == HeadersDefault {
+		for _, kv := range DefaultLayerLines {
+			lines = append(lines, line{http.CanonicalHeaderKey(kv[0]), []string{kv[1]}})
 		}
-		lines = append(lines, line{http.CanonicalHeaderKey(kv[0]), []string{v}})
+	} else {
+		n, _ := headerCount(scenario)
+		for _, kv := range HeaderLines[:n] {
+			v := kv[1]
+			if kv[0] == "Content-Security-Policy" && n > 4 {
+				v = helmetCSP
+			}
+			lines = append(lines, line{http.CanonicalHeaderKey(kv[0]), []string{v}})
+		}
 	}
 	textPlain := []string{"text/plain; charset=utf-8"}
 	body := []byte(suite.Hello)
@@ -155,10 +187,10 @@ func headersHandler(n int) http.Handler {
 
 // ExtraScenarios lists the scenarios HandlerNamed serves beyond
 // suite.ScenarioNames (headers-N for the N of the net/http table).
-var ExtraScenarios = []string{ValidatedJSON, "headers-0", "headers-4", "headers-10"}
+var ExtraScenarios = []string{ValidatedJSON, "headers-0", "headers-4", "headers-10", HeadersDefault}
 
 // KnownScenario reports whether HandlerNamed knows the scenario.
 func KnownScenario(name string) bool {
-	_, ok := headerCount(name)
+	_, ok := HeaderLineCount(name)
 	return ok || slices.Contains(suite.ScenarioNames, name) || name == ValidatedJSON
 }
