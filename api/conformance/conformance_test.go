@@ -189,7 +189,7 @@ func TestQuickstart(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "PLINTH_ADDR="+addr)
+	cmd.Env = append(os.Environ(), "PLINTH_ADDR="+addr, "PLINTH_DATABASE_URL=sqlite:"+filepath.Join(t.TempDir(), "notes.db"))
 	cmd.Stderr = io.Discard
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -2,19 +2,23 @@ package main
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/api"
+	"github.com/plinth-go/plinth/data"
 )
 
-// newApp wires the routes. It is separate from main so the test serves the
-// same App.
-func newApp(s *store) *plinth.App {
+// newApp wires the routes on db, migrated. It is separate from main so the
+// test serves the same App.
+func newApp(db *data.DB) *plinth.App {
 	app := plinth.New()
-	app.SetState(s)
+	app.SetState(&store{db: db.SQL()})
+	data.Attach(app, db) // readiness, close after the drain, database errors as problems
 
 	app.Get("/{$}", func(c *plinth.Ctx) error {
 		return c.JSON(http.StatusOK, map[string]string{"service": "quickstart", "notes": "/api/notes", "tasks": "/api/tasks", "docs": "/docs"})
@@ -53,7 +57,10 @@ func apiVersion(next plinth.HandlerFunc) plinth.HandlerFunc {
 }
 
 func listNotes(c *plinth.Ctx) error {
-	notes := plinth.State[*store](c).list()
+	notes, err := plinth.State[*store](c).list(c.Context())
+	if err != nil {
+		return err
+	}
 	return c.JSON(http.StatusOK, &notes)
 }
 
@@ -62,9 +69,12 @@ func getNote(c *plinth.Ctx) error {
 	if err != nil {
 		return err
 	}
-	n, ok := plinth.State[*store](c).get(id)
-	if !ok {
+	n, err := plinth.State[*store](c).get(c.Context(), id)
+	if errors.Is(err, sql.ErrNoRows) {
 		return plinth.Errorf(http.StatusNotFound, "note %d does not exist", id)
+	}
+	if err != nil {
+		return err
 	}
 	return c.JSON(http.StatusOK, &n)
 }
@@ -94,7 +104,10 @@ func createNote(b *api.Binder[noteInput]) plinth.HandlerFunc {
 		if err := b.Bind(c, &in); err != nil {
 			return err
 		}
-		n := plinth.State[*store](c).add(strings.TrimSpace(in.Text), in.Link)
+		n, err := plinth.State[*store](c).add(c.Context(), strings.TrimSpace(in.Text), in.Link)
+		if err != nil {
+			return err
+		}
 		c.Header().Set("Location", "/api/notes/"+strconv.Itoa(n.ID))
 		return c.JSON(http.StatusCreated, &n)
 	}
@@ -105,8 +118,8 @@ func deleteNote(c *plinth.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !plinth.State[*store](c).remove(id) {
-		return plinth.Errorf(http.StatusNotFound, "note %d does not exist", id)
+	if err := plinth.State[*store](c).remove(c.Context(), id); err != nil {
+		return err // data.ErrNotFound: data.Attach renders it as a 404 problem
 	}
 	return c.NoContent(http.StatusNoContent)
 }

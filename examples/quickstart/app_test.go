@@ -1,15 +1,71 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/plinth-go/plinth/data"
 )
 
+// The quickstart on its default database, SQLite (a file in a temp dir).
 func TestQuickstart(t *testing.T) {
-	srv := httptest.NewServer(newApp(newStore()))
+	testQuickstart(t, "sqlite:"+filepath.Join(t.TempDir(), "notes.db"))
+}
+
+// The same on PostgreSQL, in a database made for the test.
+func TestQuickstartPostgres(t *testing.T) {
+	base := os.Getenv("PLINTH_TEST_POSTGRES")
+	if base == "" {
+		t.Skip("set PLINTH_TEST_POSTGRES to a PostgreSQL URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) to run this test")
+	}
+	testQuickstart(t, tempPostgres(t, base))
+}
+
+// tempPostgres creates a database on the server of base, dropped after t.
+func tempPostgres(t *testing.T, base string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("quickstart_test_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		conn.Close(ctx)
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func testQuickstart(t *testing.T, dbURL string) {
+	ctx := context.Background()
+	db, err := data.Open(ctx, data.Config{URL: dbURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(newApp(db))
 	defer srv.Close()
 
 	do := func(method, path, body string) (*http.Response, string) {

@@ -17,6 +17,7 @@ const root = "../.."
 // in the core's go.sum), with that test's directory.
 var ownDocTests = map[string]string{
 	"github.com/plinth-go/plinth/middleware/compress": "middleware/compress",
+	"github.com/plinth-go/plinth/data":                "data",
 }
 
 // TestDocSnippets compiles every ```go block of README.md, the other

@@ -1,0 +1,42 @@
+package data
+
+import (
+	"context"
+	"time"
+
+	"github.com/plinth-go/plinth"
+)
+
+// ReadinessTimeout bounds Attach's readiness check, a ping.
+const ReadinessTimeout = 2 * time.Second
+
+// Attach wires db into app, before it is built:
+//
+//   - a readiness check named "database" (a ping within ReadinessTimeout):
+//     /readyz answers 503 while the database does not answer, and 200
+//     again once it does;
+//   - an OnShutdown hook that closes db after the drain, when no request
+//     uses it any more;
+//   - the App's error handler first maps database errors with Problem
+//     (404 for no row, 409 for a unique or foreign-key violation), then
+//     renders as before (the ErrorHandler set so far, else the core's
+//     DefaultErrorHandler). Set a custom ErrorHandler before Attach, or
+//     call Problem in it.
+//
+// Handlers reach db through the App's typed state: put it in the state
+// struct (app.SetState(&State{DB: db}), then plinth.State[*State](c).DB).
+func Attach(app *plinth.App, db *DB) {
+	app.ReadinessCheck("database", ReadinessTimeout, db.Ping)
+	app.OnShutdown(func(context.Context) error { return db.Close() })
+	prev := app.ErrorHandler
+	app.ErrorHandler = func(c *plinth.Ctx, err error) {
+		if p, ok := Problem(err); ok {
+			err = p
+		}
+		if prev != nil {
+			prev(c, err)
+			return
+		}
+		plinth.DefaultErrorHandler(c, err)
+	}
+}

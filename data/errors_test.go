@@ -1,0 +1,88 @@
+package data
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/plinth-go/plinth"
+)
+
+// Database errors returned by handlers reach the client as problems: no row
+// 404, a unique or foreign-key violation 409, with no SQL, table or
+// constraint name in the body; other errors stay 500s.
+func TestErrorMapping(t *testing.T) {
+	for _, e := range engines(t) {
+		t.Run(e.name, func(t *testing.T) {
+			db := openTest(t, Config{URL: e.url(t)})
+			if _, err := db.SQL().Exec(`CREATE TABLE owners (id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE);
+				CREATE TABLE pets (id INTEGER PRIMARY KEY, owner INTEGER NOT NULL REFERENCES owners (id));
+				INSERT INTO owners VALUES (1, 'ada@example.com');`); err != nil {
+				t.Fatal(err)
+			}
+			app := plinth.Bare()
+			Attach(app, db)
+			exec := func(q string) plinth.HandlerFunc {
+				return func(c *plinth.Ctx) error {
+					if _, err := db.SQL().ExecContext(c.Context(), q); err != nil {
+						return err
+					}
+					return c.NoContent(http.StatusNoContent)
+				}
+			}
+			app.Post("/dup", exec("INSERT INTO owners VALUES (2, 'ada@example.com')"))
+			app.Post("/dup-pk", exec("INSERT INTO owners VALUES (1, 'bob@example.com')"))
+			app.Post("/orphan", exec("INSERT INTO pets VALUES (1, 99)"))
+			app.Post("/syntax", exec("INSERT INTO owners VALUES (oops"))
+			app.Get("/missing", func(c *plinth.Ctx) error {
+				var email string
+				return db.SQL().QueryRowContext(c.Context(), "SELECT email FROM owners WHERE id = $1", 42).Scan(&email)
+			})
+			app.Delete("/gone", func(c *plinth.Ctx) error { return ErrNotFound })
+			for path, want := range map[string]int{"/dup": 409, "/dup-pk": 409, "/orphan": 409, "/missing": 404, "/gone": 404, "/syntax": 500} {
+				method := http.MethodPost
+				switch path {
+				case "/missing":
+					method = http.MethodGet
+				case "/gone":
+					method = http.MethodDelete
+				}
+				rec := httptest.NewRecorder()
+				app.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+				body, _ := io.ReadAll(rec.Body)
+				if rec.Code != want || rec.Header().Get("Content-Type") != "application/problem+json" {
+					t.Errorf("%s: %d %s %s, want %d problem JSON", path, rec.Code, rec.Header().Get("Content-Type"), body, want)
+				}
+				var p map[string]any
+				if err := json.Unmarshal(body, &p); err != nil || p["status"] != float64(want) {
+					t.Errorf("%s: not a problem: %s", path, body)
+				}
+				low := strings.ToLower(string(body))
+				for _, leak := range []string{"insert", "select", "owners", "pets", "email", "constraint", "sqlite", "violat", "syntax"} {
+					if strings.Contains(low, leak) {
+						t.Errorf("%s: the body shows %q: %s", path, leak, body)
+					}
+				}
+			}
+		})
+	}
+}
+
+// Attach keeps an ErrorHandler set before it: mapped errors reach it as
+// problems.
+func TestAttachKeepsErrorHandler(t *testing.T) {
+	db := openTest(t, Config{URL: "sqlite::memory:"})
+	app := plinth.Bare()
+	var seen error
+	app.ErrorHandler = func(c *plinth.Ctx, err error) { seen = err; plinth.DefaultErrorHandler(c, err) }
+	Attach(app, db)
+	app.Get("/", func(c *plinth.Ctx) error { return ErrNotFound })
+	rec := httptest.NewRecorder()
+	app.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	if p, ok := seen.(*plinth.Problem); !ok || p.StatusCode() != 404 || rec.Code != 404 {
+		t.Errorf("custom handler saw %v; status %d", seen, rec.Code)
+	}
+}
