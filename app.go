@@ -78,6 +78,7 @@ type App struct {
 	bodyReadTimeout atomic.Int64 // Config.BodyReadTimeout once served, 0 for none
 	minBodyRate     atomic.Int64 // Config.MinBodyRate once served
 	health          health
+	startHooks      []func(context.Context) error
 	shutdownHooks   []func(context.Context) error
 	drainCh         chan struct{}
 	drainOnce       sync.Once

@@ -77,6 +77,41 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	return a.serve(ctx, []net.Listener{ln}, cfg)
 }
 
+// OnStart registers a hook that Run and Serve call, in order of
+// registration, after the App is built and before its listeners accept a
+// connection (warming a cache, checking a dependency, a module's start-up
+// work), with Serve's context. The first hook that fails stops start-up:
+// nothing is served, the listeners close, the OnShutdown hooks run (in
+// reverse order, within Config.ShutdownTimeout, so that what the earlier
+// hooks opened is closed), and Serve returns the hook's error. An App used
+// as a plain http.Handler (httptest) runs no hooks.
+func (a *App) OnStart(hook func(ctx context.Context) error) {
+	a.mustBeOpen()
+	a.startHooks = append(a.startHooks, hook)
+}
+
+// start runs the OnStart hooks; on a failure it runs the OnShutdown hooks
+// and returns the failure with theirs.
+func (a *App) start(ctx context.Context, cfg Config, log *slog.Logger) error {
+	for i, hook := range a.startHooks {
+		err := hook(ctx)
+		if err == nil {
+			continue
+		}
+		log.Error("plinth: start-up hook failed; not serving", "hook", i+1, "of", len(a.startHooks), "error", err)
+		errs := []error{fmt.Errorf("plinth: start-up hook %d of %d: %w", i+1, len(a.startHooks), err)}
+		hctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+		defer cancel()
+		for _, stop := range slices.Backward(a.shutdownHooks) {
+			if err := stop(hctx); err != nil {
+				errs = append(errs, fmt.Errorf("plinth: shutdown hook: %w", err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	return nil
+}
+
 // OnShutdown registers a hook run after the drain (a database pool's Close,
 // say), in reverse order of registration, with a context bounded by the
 // remaining grace period. Hooks' errors are joined into Serve's.
@@ -191,6 +226,12 @@ func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
 	a.bodyReadTimeout.Store(int64(cfg.BodyReadTimeout))
 	a.minBodyRate.Store(cfg.MinBodyRate)
 	a.Build()
+	if err := a.start(ctx, cfg, log); err != nil {
+		for _, ln := range lns {
+			ln.Close()
+		}
+		return err
+	}
 	front := &frontDoor{app: a, cfg: cfg}
 	srv, protocols := newServer(ctx, front, cfg, log)
 	limiter := newConnLimiter(&cfg, log)

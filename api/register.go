@@ -41,8 +41,11 @@ func RegisterCtx[In, Out any](r Registrar, op Operation, h func(*plinth.Ctx, *In
 // document and adds its route (on a group of its own when it has a body
 // limit). It panics on anything Register documents.
 func register[In, Out any](r Registrar, op Operation, h func(*plinth.Ctx, *In) (*Out, error)) {
-	a, router, prefix := r.registrar()
+	a, router, prefix, tags := r.registrar()
 	op = normalise(op, prefix)
+	if len(op.Tags) == 0 {
+		op.Tags = tags
+	}
 	full := prefix + op.Path
 	where := op.Method + " " + full
 	in := analyseInput[In](a, where)

@@ -10,6 +10,7 @@ var knownPackages = map[string]string{
 	"middleware": "github.com/plinth-go/plinth/middleware",
 	"compress":   "github.com/plinth-go/plinth/middleware/compress",
 	"data":       "github.com/plinth-go/plinth/data",
+	"module":     "github.com/plinth-go/plinth/module",
 
 	// The standard library.
 	"atomic":    "sync/atomic",
