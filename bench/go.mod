@@ -10,6 +10,15 @@ require (
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
+	github.com/samber/do/v2 v2.0.0
+	go.uber.org/fx v1.24.0
+)
+
+require (
+	github.com/samber/go-type-to-string v1.8.0 // indirect
+	go.uber.org/dig v1.19.0 // indirect
+	go.uber.org/multierr v1.10.0 // indirect
+	go.uber.org/zap v1.26.0 // indirect
 )
 
 require (

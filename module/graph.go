@@ -58,18 +58,35 @@ func collect(root *Module) ([]*Module, error) {
 	return out, nil
 }
 
-// own returns m's provider of t, or nil; two are an error.
+// own returns m's provider of t, or nil; two are an error. It reads the
+// module's index (made by indexProviders), or scans before there is one.
 func own(m *Module, t reflect.Type) (*provider, error) {
-	var found *provider
-	for _, p := range m.providers {
-		if p.typ == t {
-			if found != nil {
-				return nil, fmt.Errorf("module %s provides %s twice (%s and %s)", m.name, t, found.where, p.where)
+	ps := m.index[t]
+	if m.index == nil {
+		for _, p := range m.providers {
+			if p.typ == t {
+				ps = append(ps, p)
 			}
-			found = p
 		}
 	}
-	return found, nil
+	switch len(ps) {
+	case 0:
+		return nil, nil
+	case 1:
+		return ps[0], nil
+	}
+	return nil, fmt.Errorf("module %s provides %s twice (%s and %s)", m.name, t, ps[0].where, ps[1].where)
+}
+
+// indexProviders indexes each module's providers by type, so that
+// resolving N providers costs N lookups, not N scans.
+func indexProviders(mods []*Module) {
+	for _, m := range mods {
+		m.index = make(map[reflect.Type][]*provider, len(m.providers))
+		for _, p := range m.providers {
+			m.index[p.typ] = append(m.index[p.typ], p)
+		}
+	}
 }
 
 // exported returns the provider of t that m exports (its own, or one it
@@ -148,6 +165,7 @@ func lookup(m *Module, t reflect.Type, all []*Module) (*provider, error) {
 // builds nothing yet; it reports a missing or ambiguous dependency with
 // the path that needs it, and cycles.
 func resolve(mods []*Module, overrides map[reflect.Type]any) (*graph, error) {
+	indexProviders(mods)
 	g := &graph{modules: mods, providers: map[*provider]*node{}}
 	for _, m := range mods {
 		for _, p := range m.providers {

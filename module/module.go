@@ -19,6 +19,7 @@ type Module struct {
 	prefix      string
 	imports     []*Module
 	providers   []*provider
+	index       map[reflect.Type][]*provider // by type, made at Mount
 	exports     []reflect.Type
 	controllers []controllerDecl
 	scope       Scope
