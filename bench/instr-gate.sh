@@ -2,8 +2,9 @@
 # The instruction gate of .ci/run: instructions per request of the server
 # process over real HTTP, counted by valgrind's callgrind, for plinth
 # (plinth.Bare()) and plinth-new (plinth.New()) on minimal, json, routes-50,
-# github-all (each of its 203 routes in turn), middleware, default-stack and
-# validated-json (the typed api operation), against bench/instr-baseline.json.
+# github-all (each of its 203 routes in turn), middleware, default-stack,
+# validated-json (the typed api operation) and module-route (a controller of a module
+# with a guard and an interceptor), against bench/instr-baseline.json.
 # It fails when a pair grows by more than the baseline's threshold (3 %),
 # printing both counts, the ratio and the command below that updates the
 # baseline; it reports improvements of more than 3 % too. Time is reported

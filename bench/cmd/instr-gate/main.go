@@ -101,7 +101,7 @@ func main() {
 	md := flag.String("md", "", "with -measure: also write a markdown table here")
 	instr := flag.String("instr", "bin/instr", "the cmd/instr binary")
 	frameworks := flag.String("frameworks", "plinth,plinth-new", "frameworks, comma-separated")
-	scenarios := flag.String("scenarios", "minimal,json,routes-50,github-all,middleware,default-stack,validated-json", "scenarios, comma-separated")
+	scenarios := flag.String("scenarios", "minimal,json,routes-50,github-all,middleware,default-stack,validated-json,module-route", "scenarios, comma-separated")
 	n := flag.Int("n", 1000, "measured requests per scenario (a gate run takes the baseline's)")
 	warmup := flag.Int("warmup", 5000, "pipelined warm-up requests per scenario (a gate run takes the baseline's)")
 	settle := flag.Int("settle", 100, "paced warm-up requests per scenario (a gate run takes the baseline's)")

@@ -19,6 +19,10 @@ const (
 	// the typed api operation on plinth.Bare(), plinth-new the same on
 	// plinth.New(); huma, gin and echo serve their own forms.
 	ValidatedJSON = "validated-json"
+	// ModuleRoute is GET /items/42 served by a controller of a module
+	// (package module) with a guard and an interceptor: plinth on
+	// plinth.Bare(), plinth-new on plinth.New().
+	ModuleRoute = "module-route"
 	// HeadersPrefix names the scenarios headers-0 ... headers-10, served by
 	// std only: what net/http costs per header line. A plain http.HandlerFunc
 	// (no mux, no Plinth) on the zero-value http.Server answers GET / with
@@ -84,6 +88,9 @@ func Requests(scenario string) ([]Request, error) {
 		return []Request{{Raw: []byte("POST /users HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: " +
 			strconv.Itoa(len(validated.RequestBody)) + "\r\n\r\n" + validated.RequestBody), Status: http.StatusCreated}}, nil
 	}
+	if scenario == ModuleRoute {
+		return []Request{get("/items/42", http.StatusOK)}, nil
+	}
 	if _, ok := HeaderLineCount(scenario); ok {
 		return []Request{get("/", http.StatusOK)}, nil
 	}
@@ -114,6 +121,15 @@ func HandlerNamed(fw, scenario string) (http.Handler, error) {
 			return validated.Echo(), nil
 		}
 		return nil, fmt.Errorf("%s: served by plinth, plinth-new, huma, gin and echo, not %q", scenario, fw)
+	}
+	if scenario == ModuleRoute {
+		switch fw {
+		case "plinth":
+			return moduleApp(plinth.Bare())
+		case "plinth-new":
+			return moduleApp(plinth.New())
+		}
+		return nil, fmt.Errorf("%s: served by plinth and plinth-new, not %q", scenario, fw)
 	}
 	if _, ok := HeaderLineCount(scenario); ok {
 		if fw != "std" {
@@ -187,10 +203,10 @@ func headersHandler(scenario string) http.Handler {
 
 // ExtraScenarios lists the scenarios HandlerNamed serves beyond
 // suite.ScenarioNames (headers-N for the N of the net/http table).
-var ExtraScenarios = []string{ValidatedJSON, "headers-0", "headers-4", "headers-10", HeadersDefault}
+var ExtraScenarios = []string{ValidatedJSON, ModuleRoute, "headers-0", "headers-4", "headers-10", HeadersDefault}
 
 // KnownScenario reports whether HandlerNamed knows the scenario.
 func KnownScenario(name string) bool {
 	_, ok := HeaderLineCount(name)
-	return ok || slices.Contains(suite.ScenarioNames, name) || name == ValidatedJSON
+	return ok || slices.Contains(suite.ScenarioNames, name) || name == ValidatedJSON || name == ModuleRoute
 }

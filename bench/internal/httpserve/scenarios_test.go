@@ -15,7 +15,7 @@ import (
 func TestScenariosOverHTTP(t *testing.T) {
 	t.Chdir("../..") // bench/, where the GitHub route table is found
 	pairs := [][2]string{{"plinth", "validated-json"}, {"plinth-new", "validated-json"}, {"plinth", "github-all"},
-		{"std", "headers-0"}, {"std", "headers-4"}, {"std", "headers-10"}, {"std", HeadersDefault}}
+		{"std", "headers-0"}, {"std", "headers-4"}, {"std", "headers-10"}, {"std", HeadersDefault}, {"plinth", ModuleRoute}, {"plinth-new", ModuleRoute}}
 	for _, p := range pairs {
 		h, err := HandlerNamed(p[0], p[1])
 		if err != nil {
