@@ -49,6 +49,8 @@ func TestAllocationBudgets(t *testing.T) {
 	})
 	app.Get("/fail", func(c *plinth.Ctx) error { return plinth.BadRequest("no") })
 	app.Get("/q", func(c *plinth.Ctx) error { return c.Text(200, c.Query("page")) })
+	page := []byte("<!DOCTYPE html><title>x</title>")
+	app.Get("/bytes-html", func(c *plinth.Ctx) error { return c.Bytes(200, "text/html; charset=utf-8", page) })
 	api := app.Group("/api")
 	api.Use(func(next plinth.HandlerFunc) plinth.HandlerFunc {
 		return func(c *plinth.Ctx) error { return next(c) }
@@ -70,6 +72,7 @@ func TestAllocationBudgets(t *testing.T) {
 		{"param-json", "GET", "/accounts/42", 1},
 		{"catch-all", "GET", "/repos/golang/go/git/refs/heads/master", 0},
 		{"query", "GET", "/q?page=3", 0},
+		{"bytes-html", "GET", "/bytes-html", 0},
 		{"group-native-middleware", "GET", "/api/users/7", 0},
 		{"head-for-get", "HEAD", "/accounts/42", 1},
 		{"not-found", "GET", "/no/such/path", 0},

@@ -354,9 +354,19 @@ func (c *Ctx) HTML(code int, s string) error {
 	return err
 }
 
-// Bytes sends b with the given Content-Type (none if empty) and status code.
+// Bytes sends b with the given Content-Type (none if empty) and status
+// code. The types of JSON, Text and HTML cost no allocation; another costs
+// one.
 func (c *Ctx) Bytes(code int, contentType string, b []byte) error {
-	if contentType != "" {
+	switch contentType {
+	case "":
+	case htmlContentType[0]:
+		c.w.Header()["Content-Type"] = htmlContentType
+	case jsonContentType[0]:
+		c.w.Header()["Content-Type"] = jsonContentType
+	case textContentType[0]:
+		c.w.Header()["Content-Type"] = textContentType
+	default:
 		c.w.Header().Set("Content-Type", contentType)
 	}
 	c.w.WriteHeader(code)

@@ -11,6 +11,8 @@
 //	instr-<date>.md        instructions per request over real HTTP, callgrind (run-instr.sh)
 //	nethttp-headers-<date>.md  net/http alone, instructions per request by header lines (instr-gate.sh -measure)
 //	validated-json-<date>.txt  typed handlers against huma, gin and echo (its first line is its command)
+//	tfb-<date>.md          the TechEmpower tests against go-std, fiber and gin (tfb/run.sh)
+//	pool-modes-<date>.md   the TFB server's database pool modes (tfb/run-pool-modes.sh)
 //
 // Each table says the command that produced its file. Usage, from bench/:
 //
@@ -67,7 +69,7 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-var datedName = regexp.MustCompile(`^(inprocess|allocs|http-wrk|http|latency|layer-skip|instr|nethttp-headers|validated-json)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
+var datedName = regexp.MustCompile(`^(inprocess|allocs|http-wrk|http|latency|layer-skip|instr|nethttp-headers|validated-json|tfb|pool-modes)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
 
 // latest returns the newest file of a kind and extension, "" when none.
 func latest(dir, kind, ext string) (string, error) {
@@ -106,7 +108,7 @@ Caveats, for every table below:
   middleware and the handler only.
 
 `)
-	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON}
+	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON, copied("tfb", "TechEmpower benchmark", "cd bench/tfb && ./run.sh"), copied("pool-modes", "Plinth TFB server: pool modes", "cd bench/tfb && ./run-pool-modes.sh")}
 	for _, s := range sections {
 		if err := s(w, dir); err != nil {
 			return err
@@ -340,6 +342,25 @@ func netHTTPHeaders(w io.Writer, dir string) error {
 	body := strings.TrimPrefix(strings.TrimSpace(string(raw)), "# ")
 	fmt.Fprintf(w, "## %s\n\nFrom `%s`.\n\n%s\n\n", firstLine(body), filepath.Base(file), afterFirstLine(body))
 	return nil
+}
+
+// copied returns the section that copies the newest KIND-*.md, whose text
+// names its command, under its own title; with none it says what to run.
+func copied(kind, title, command string) func(io.Writer, string) error {
+	return func(w io.Writer, dir string) error {
+		file, err := latest(dir, kind, "md")
+		if err != nil || file == "" {
+			fmt.Fprintf(w, "## %s\n\nNo results yet: run `%s`.\n\n", title, command)
+			return err
+		}
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		body := strings.TrimPrefix(strings.TrimSpace(string(raw)), "# ")
+		fmt.Fprintf(w, "## %s\n\nFrom `%s`.\n\n%s\n\n", firstLine(body), filepath.Base(file), afterFirstLine(body))
+		return nil
+	}
 }
 
 // validatedJSON summarises the newest validated-json-*.txt: the median ns/op,
