@@ -68,6 +68,7 @@ type Ctx struct {
 	client    netip.Addr // ClientIP, once clientSet
 	clientSet bool
 	nonce     string // set by CSPNonce
+	log       ctxLog // Logger's handler and logger, made once per pooled Ctx
 	timeout   timeoutState
 	location  string // target of a fallback redirect
 

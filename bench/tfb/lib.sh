@@ -143,3 +143,15 @@ unpin_database() {
 	all="0-$(($(nproc) - 1))"
 	for p in $(pgrep -x postgres || true); do taskset -apc "$all" "$p" >/dev/null 2>&1 || true; done
 }
+
+# cpu_ticks PID prints the user+system CPU time of PID in clock ticks.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# cpu_per_request T0 T1 RPS SECONDS prints the server's CPU microseconds per
+# request over a run (ticks T0 to T1, RPS requests per second for SECONDS):
+# the figure least moved by a noisy machine, whose other tenants take CPU
+# time away from the server but do not add to its own.
+cpu_per_request() {
+	awk -v t0="$1" -v t1="$2" -v rps="$3" -v s="$4" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { n = rps * s; if (n <= 0) { print 0 } else { printf "%.1f", (t1 - t0) * 1e6 / hz / n } }'
+}

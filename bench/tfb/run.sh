@@ -78,12 +78,13 @@ echo "== database"
 pin_database
 
 echo "== servers (pinned to CPU $SERVER_CPU: GOMAXPROCS $(taskset -c "$SERVER_CPU" nproc))"
-declare -A port
+declare -A port spid
 p=18080
 for impl in "${impls[@]}"; do
 	p=$((p + 1))
 	port[$impl]=$p
 	start_server "$impl" "$p"
+	spid[$impl]=${pids[-1]}
 	echo "$impl on 127.0.0.1:$p"
 done
 
@@ -141,10 +142,13 @@ for round in $(seq 1 "$RUNS"); do
 					run_wrk "$rawdir/warmup.txt" "$WARMUP" "$conns" "$url" "$(accept_of "$t")" "$depth"
 				fi
 				out="$rawdir/$t-$label-$impl-$round.txt"
+				t0=$(cpu_ticks "${spid[$impl]}")
 				run_wrk "$out" "$DURATION" "$conns" "$url" "$(accept_of "$t")" "$depth"
+				t1=$(cpu_ticks "${spid[$impl]}")
 				read -r rps p99 errs < <(parse_wrk "$out")
-				printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$label" "$impl" "$round" "$rps" "$p99" "$errs" >>"$raw"
-				printf '%-15s %-22s %-7s %12s req/s  p99 %8s ms  errors %s\n' "$t" "$label" "$impl" "$rps" "$p99" "$errs"
+				cpu=$(cpu_per_request "$t0" "$t1" "$rps" "$DURATION")
+				printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$label" "$impl" "$round" "$rps" "$p99" "$errs" "$cpu" >>"$raw"
+				printf '%-15s %-22s %-7s %12s req/s  p99 %8s ms  errors %s  server CPU %s us/req\n' "$t" "$label" "$impl" "$rps" "$p99" "$errs" "$cpu"
 			done
 			first=0
 		done < <(levels_of "$t")

@@ -16,8 +16,9 @@ const root = "../.."
 // snippets their own TestDocSnippets compiles (their dependencies are not
 // in the core's go.sum), with that test's directory.
 var ownDocTests = map[string]string{
-	"github.com/plinth-go/plinth/middleware/compress": "middleware/compress",
-	"github.com/plinth-go/plinth/data":                "data",
+	"github.com/plinth-go/plinth/middleware/compress":   "middleware/compress",
+	"github.com/plinth-go/plinth/middleware/redisstore": "middleware/redisstore",
+	"github.com/plinth-go/plinth/data":                  "data",
 }
 
 // TestDocSnippets compiles every ```go block of README.md, the other

@@ -9,6 +9,7 @@ var knownPackages = map[string]string{
 	"api":        "github.com/plinth-go/plinth/api",
 	"middleware": "github.com/plinth-go/plinth/middleware",
 	"compress":   "github.com/plinth-go/plinth/middleware/compress",
+	"redisstore": "github.com/plinth-go/plinth/middleware/redisstore",
 	"data":       "github.com/plinth-go/plinth/data",
 	"module":     "github.com/plinth-go/plinth/module",
 

@@ -13,6 +13,7 @@
 //	validated-json-<date>.txt  typed handlers against huma, gin and echo (its first line is its command)
 //	tfb-<date>.md          the TechEmpower tests against go-std, fiber and gin (tfb/run.sh)
 //	pool-modes-<date>.md   the TFB server's database pool modes (tfb/run-pool-modes.sh)
+//	modules-<date>.txt     the module package per request and at startup (go test -bench Module)
 //
 // Each table says the command that produced its file. Usage, from bench/:
 //
@@ -69,7 +70,7 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-var datedName = regexp.MustCompile(`^(inprocess|allocs|http-wrk|http|latency|layer-skip|instr|nethttp-headers|validated-json|tfb|pool-modes)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
+var datedName = regexp.MustCompile(`^(inprocess|allocs|http-wrk|http|latency|layer-skip|instr|nethttp-headers|validated-json|modules|tfb|pool-modes)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
 
 // latest returns the newest file of a kind and extension, "" when none.
 func latest(dir, kind, ext string) (string, error) {
@@ -108,7 +109,7 @@ Caveats, for every table below:
   middleware and the handler only.
 
 `)
-	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON, copied("tfb", "TechEmpower benchmark", "cd bench/tfb && ./run.sh"), copied("pool-modes", "Plinth TFB server: pool modes", "cd bench/tfb && ./run-pool-modes.sh")}
+	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON, modules, copied("tfb", "TechEmpower benchmark", "cd bench/tfb && ./run.sh"), copied("pool-modes", "Plinth TFB server: pool modes", "cd bench/tfb && ./run-pool-modes.sh")}
 	for _, s := range sections {
 		if err := s(w, dir); err != nil {
 			return err
@@ -363,12 +364,27 @@ func copied(kind, title, command string) func(io.Writer, string) error {
 	}
 }
 
-// validatedJSON summarises the newest validated-json-*.txt: the median ns/op,
-// B/op and allocs/op of each benchmark.
+// validatedJSON summarises the newest validated-json-*.txt.
 func validatedJSON(w io.Writer, dir string) error {
-	file, err := latest(dir, "validated-json", "txt")
+	return goBench(w, dir, "validated-json", "Typed handlers: validated-json", "see docs/api.md",
+		"POST of a 5-field JSON body, validated,\nanswered 201 with JSON (Validator: the validator alone on the same struct).")
+}
+
+// modules summarises the newest modules-*.txt.
+func modules(w io.Writer, dir string) error {
+	return goBench(w, dir, "modules", "Modules: per request and at startup", "see docs/modules.md",
+		"Route: GET /items/{id} through a module, its guard,\n"+
+			"interceptor and controller; Direct: the same handler, guard and interceptor on the App; Fx and Do: the same\n"+
+			"App wired by uber-go/fx and samber/do; Startup1000: declaring and building 1,000 providers in a deep graph.")
+}
+
+// goBench summarises the newest KIND-*.txt of `go test -bench` output: the
+// median ns/op, B/op and allocs/op of each benchmark. The command is the
+// file's "command: " line or its first line as a "# " comment.
+func goBench(w io.Writer, dir, kind, title, missing, intro string) error {
+	file, err := latest(dir, kind, "txt")
 	if err != nil || file == "" {
-		fmt.Fprintf(w, "## Typed handlers: validated-json\n\nNo results yet (see docs/api.md).\n\n")
+		fmt.Fprintf(w, "## %s\n\nNo results yet (%s).\n\n", title, missing)
 		return err
 	}
 	f, err := os.Open(file)
@@ -381,9 +397,12 @@ func validatedJSON(w io.Writer, dir string) error {
 	rows := map[string]*agg{}
 	command := ""
 	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	for first := true; sc.Scan(); first = false {
 		line := sc.Text()
 		if c, ok := strings.CutPrefix(line, "command: "); ok {
+			command = c
+		}
+		if c, ok := strings.CutPrefix(line, "# "); ok && first {
 			command = c
 		}
 		fields := strings.Fields(line)
@@ -420,8 +439,7 @@ func validatedJSON(w io.Writer, dir string) error {
 	if err := sc.Err(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "## Typed handlers: validated-json\n\nFrom `%s`, produced by `%s`. POST of a 5-field JSON body, validated,\n", filepath.Base(file), command)
-	fmt.Fprintf(w, "answered 201 with JSON (Validator: the validator alone on the same struct). Median of the runs.\n\n")
+	fmt.Fprintf(w, "## %s\n\nFrom `%s`, produced by `%s`. %s Median of the runs.\n\n", title, filepath.Base(file), command, intro)
 	fmt.Fprintf(w, "| benchmark | median ns/op | B/op | allocs/op |\n|---|---:|---:|---:|\n")
 	for _, name := range order {
 		a := rows[name]

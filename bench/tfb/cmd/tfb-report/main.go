@@ -2,10 +2,16 @@
 // run-pool-modes.sh collect into a Markdown table and a JSON file. Its input
 // is tab-separated, one wrk run a line:
 //
-//	test  level  column  run  req/s  p99-ms  errors
+//	test  level  column  run  req/s  p99-ms  errors  [server-CPU-µs-per-request]
 //
 // Each cell of the table is the median req/s of a (test, level, column)'s
-// runs; each ratio column divides by the -base column's median.
+// runs; each ratio column divides by the -base column's median. When the
+// runs carry the server's CPU time per request, a second table gives its
+// median and the base's CPU per request divided by the column's: on a
+// shared machine whose other tenants take the CPU away at random, req/s
+// moves by tens of percent from run to run, while the CPU a server spends
+// on a request hardly moves, so that ratio says which framework does less
+// work per request.
 //
 //	go run ./cmd/tfb-report -in raw.tsv -columns plinth,go-std,fiber,gin -base go-std \
 //	    -title "TechEmpower benchmark" -notes notes.md -md out.md -json out.json
@@ -27,6 +33,7 @@ type row struct {
 	test, level, column string
 	rps, p99            float64
 	errors              int
+	cpu                 float64 // server CPU µs per request; 0 when not measured
 }
 
 // cell is the runs of one (test, level, column).
@@ -39,6 +46,9 @@ type cell struct {
 	MedianP99 float64   `json:"median_p99_ms"`
 	Errors    int       `json:"errors"`
 	RatioBase float64   `json:"ratio_to_base,omitempty"`
+	CPU       []float64 `json:"runs_cpu_us_per_request,omitempty"`
+	MedianCPU float64   `json:"median_cpu_us_per_request,omitempty"`
+	CPURatio  float64   `json:"cpu_base_over_column,omitempty"`
 	p99s      []float64 // per run
 }
 
@@ -69,11 +79,15 @@ func run(in, columns, base, title, notes, mdOut, jsonOut string) error {
 	for _, c := range cells {
 		c.MedianRPS = median(c.Runs)
 		c.MedianP99 = median(c.p99s)
+		c.MedianCPU = median(c.CPU)
 	}
 	if base != "" {
 		for _, c := range cells {
 			if b := cells[key{c.Test, c.Level, base}]; b != nil && b.MedianRPS > 0 {
 				c.RatioBase = c.MedianRPS / b.MedianRPS
+			}
+			if b := cells[key{c.Test, c.Level, base}]; b != nil && c.MedianCPU > 0 {
+				c.CPURatio = b.MedianCPU / c.MedianCPU
 			}
 		}
 	}
@@ -131,8 +145,16 @@ func readRows(path string) ([]row, error) {
 			continue
 		}
 		p := strings.Split(line, "\t")
-		if len(p) != 7 {
-			return nil, fmt.Errorf("%s:%d: want 7 tab-separated fields, got %d", path, n, len(p))
+		if len(p) != 7 && len(p) != 8 {
+			return nil, fmt.Errorf("%s:%d: want 7 or 8 tab-separated fields, got %d", path, n, len(p))
+		}
+		var cpu float64
+		if len(p) == 8 {
+			v, err := strconv.ParseFloat(p[7], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: bad CPU figure in %q", path, n, line)
+			}
+			cpu = v
 		}
 		rps, err1 := strconv.ParseFloat(p[4], 64)
 		p99, err2 := strconv.ParseFloat(p[5], 64)
@@ -140,7 +162,7 @@ func readRows(path string) ([]row, error) {
 		if err1 != nil || err2 != nil || err3 != nil {
 			return nil, fmt.Errorf("%s:%d: bad number in %q", path, n, line)
 		}
-		rows = append(rows, row{p[0], p[1], p[2], rps, p99, errs})
+		rows = append(rows, row{p[0], p[1], p[2], rps, p99, errs, cpu})
 	}
 	return rows, sc.Err()
 }
@@ -161,6 +183,9 @@ func group(rows []row) (map[key]*cell, []rowKey, []string) {
 		c.Runs = append(c.Runs, r.rps)
 		c.p99s = append(c.p99s, r.p99)
 		c.Errors += r.errors
+		if r.cpu > 0 {
+			c.CPU = append(c.CPU, r.cpu)
+		}
 		if rk := (rowKey{r.test, r.level}); !slices.Contains(keys, rk) {
 			keys = append(keys, rk)
 		}
@@ -239,7 +264,60 @@ func markdown(title, note string, cells map[key]*cell, keys []rowKey, cols []str
 		}
 		b.WriteString("\n")
 	}
+	cpuTable(&b, cells, keys, cols, base)
 	return b.String()
+}
+
+// cpuTable renders the server CPU per request, when the runs measured it.
+func cpuTable(b *strings.Builder, cells map[key]*cell, keys []rowKey, cols []string, base string) {
+	measured := false
+	for _, c := range cells {
+		measured = measured || c.MedianCPU > 0
+	}
+	if !measured {
+		return
+	}
+	b.WriteString("\nServer CPU per request, µs (median of the runs: user and system time of the server process over the run, " +
+		"divided by the requests it answered)")
+	if base != "" {
+		fmt.Fprintf(b, ", then %s's CPU per request divided by each column's (above 1: less work per request than %s)", base, base)
+	}
+	b.WriteString(".\n\n| test | level |")
+	var ratioCols []string
+	for _, c := range cols {
+		fmt.Fprintf(b, " %s |", c)
+	}
+	if base != "" {
+		for _, c := range cols {
+			if c != base {
+				ratioCols = append(ratioCols, c)
+				fmt.Fprintf(b, " %s: %s / it |", c, base)
+			}
+		}
+	}
+	b.WriteString("\n|---|---|")
+	for range len(cols) + len(ratioCols) {
+		b.WriteString("---:|")
+	}
+	b.WriteString("\n")
+	for _, k := range keys {
+		fmt.Fprintf(b, "| %s | %s |", k.test, k.level)
+		for _, col := range cols {
+			if c := cells[key{k.test, k.level, col}]; c != nil && c.MedianCPU > 0 {
+				fmt.Fprintf(b, " %.1f |", c.MedianCPU)
+			} else {
+				b.WriteString(" |")
+			}
+		}
+		for _, col := range ratioCols {
+			if c := cells[key{k.test, k.level, col}]; c != nil && c.CPURatio > 0 {
+				fmt.Fprintf(b, " %.2f |", c.CPURatio)
+			} else {
+				b.WriteString(" |")
+			}
+		}
+		b.WriteString("\n")
+	}
 }
 
 // thousands formats x rounded, with commas: 12,345.
