@@ -181,6 +181,25 @@ func (c *Ctx) Request() *http.Request {
 	return c.req
 }
 
+// RawRequest returns the request without making the copy that Request
+// makes, under New's handler timeout, to carry the deadline in its
+// context: for middleware that reads the method, URL, headers or
+// Content-Length on every request (metrics, tracing) at no cost. Its
+// Context lacks the handler deadline: use c.Context() for the context,
+// and Request for a request to hand on.
+func (c *Ctx) RawRequest() *http.Request { return c.req }
+
+// SetContext replaces the request's context with ctx, which should derive
+// from c.Context() (a span, a value): one request copy, where
+// SetRequest(c.Request().WithContext(ctx)) makes two under New's handler
+// timeout. Context, Request and the rest of the chain then see ctx.
+func (c *Ctx) SetContext(ctx context.Context) {
+	c.req = c.req.WithContext(ctx)
+	c.handOut(c.req)
+	c.inCtx = ctx.Value(ctxKey{}) == c
+	c.reqDL = true // ctx derives from c.Context(), which carries the deadline
+}
+
 // materializeDeadline makes the request carry the handler timeout's context
 // (one request copy), on the first call that hands the request out.
 func (c *Ctx) materializeDeadline() {

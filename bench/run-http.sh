@@ -9,11 +9,13 @@
 #
 # Environment:
 #   FRAMEWORKS="plinth-new std-limits"  frameworks for every scenario (default: the set below)
-#   SCENARIOS="minimal json"            scenarios (default: minimal json middleware middleware-fused default-stack)
+#   SCENARIOS="minimal json"            scenarios (default: minimal json middleware middleware-fused default-stack;
+#                                       fullstack, served by plinth-new chi gin echo, sends Accept-Encoding: gzip)
 #   WARMUP=1                            warm-up seconds per run
 #   TOOL=wrk                            make the load with wrk instead of cmd/loadgen (the cross-check;
 #                                       written to results/http-wrk-<date>.*)
-#   KIND=http                           results/<KIND>-<date>.{json,md} (run-latency.sh sets latency)
+#   KIND=http                           results/<KIND>-<date>.{json,md} (run-latency.sh sets latency;
+#                                       SCENARIOS=fullstack alone: http-fullstack, http-wrk-fullstack)
 #
 # Default set, chosen to finish `./run-http.sh 3 5 64 0 1` in under 10 minutes
 # on 2 cores: every framework on minimal (plus std-defaults: net/http doing
@@ -41,6 +43,10 @@ warmup=${WARMUP:-1}
 tool=${TOOL:-loadgen}
 kind=${KIND:-http}
 if [ "$tool" = wrk ] && [ -z "${KIND:-}" ]; then kind=http-wrk; fi
+# The fullstack scenario alone is a table of its own (results/http-fullstack-
+# <date>.*): it must not become the newest http-<date> run that
+# cmd/report takes for the main real-HTTP table.
+if [ -z "${KIND:-}" ] && [ "$(echo ${SCENARIOS:-})" = fullstack ]; then kind=$kind-fullstack; fi
 for n in "$runs" "$secs" "$conns" "$warmup"; do
 	case $n in '' | *[!0-9]*)
 		echo "usage: $0 [runs] [secs] [conns] [server cpus] [client cpus] (whole numbers)" >&2
@@ -103,8 +109,13 @@ wait_ready() {
 }
 
 one_run() { # round scenario framework
-	local round=$1 sc=$2 fw=$3 path
+	local round=$1 sc=$2 fw=$3 path hdr
 	path=$(bin/bench-server -scenario "$sc" -print-path)
+	# The scenario's request headers (fullstack: Accept-Encoding: gzip).
+	local hflags=()
+	while IFS= read -r hdr; do
+		if [ -n "$hdr" ]; then hflags+=(-H "$hdr"); fi
+	done < <(bin/bench-server -scenario "$sc" -print-headers)
 	PLINTH_ADDR= taskset -c "$server_cpus" bin/bench-server -framework "$fw" -scenario "$sc" -addr "127.0.0.1:$port" 2>/dev/null &
 	server_pid=$!
 	if ! wait_ready; then
@@ -112,7 +123,7 @@ one_run() { # round scenario framework
 		exit 1
 	fi
 	if ! taskset -c "$client_cpus" bin/loadgen -tool "$tool" -c "$conns" -workers "$client_workers" -d "${secs}s" -warmup "${warmup}s" \
-		-server-pid "$server_pid" -json -tag "framework=$fw" -tag "scenario=$sc" -tag "round=$round" \
+		-server-pid "$server_pid" -json -tag "framework=$fw" -tag "scenario=$sc" -tag "round=$round" "${hflags[@]}" \
 		"http://127.0.0.1:$port$path" >>"$raw"; then
 		echo "$fw on $sc: the load generator failed" >&2
 		exit 1

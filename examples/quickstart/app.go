@@ -11,14 +11,25 @@ import (
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/api"
 	"github.com/plinth-go/plinth/data"
+	"github.com/plinth-go/plinth/observe/metrics"
+	"github.com/plinth-go/plinth/observe/tracing"
 )
 
 // newApp wires the routes on db, migrated. It is separate from main so the
-// test serves the same App.
-func newApp(db *data.DB) *plinth.App {
+// test serves the same App. Its error is a bad OTEL_* variable.
+func newApp(db *data.DB) (*plinth.App, error) {
 	app := plinth.New()
 	app.SetState(&store{db: db.SQL()})
 	data.Attach(app, db) // readiness, close after the drain, database errors as problems
+	// Prometheus metrics at /metrics (or on PLINTH_METRICS_ADDR), with the
+	// database pool's gauges; traces over OTLP/HTTP when
+	// OTEL_EXPORTER_OTLP_ENDPOINT is set (off, and free, otherwise), with
+	// trace_id and span_id in the logs.
+	m := metrics.New(app, metrics.Config{})
+	m.DBStats("notes", db.SQL().Stats)
+	if _, err := tracing.New(app, tracing.Config{}); err != nil {
+		return nil, err
+	}
 
 	app.Get("/{$}", func(c *plinth.Ctx) error {
 		return c.JSON(http.StatusOK, map[string]string{"service": "quickstart", "notes": "/api/notes", "tasks": "/api/tasks", "docs": "/docs"})
@@ -44,7 +55,7 @@ func newApp(db *data.DB) *plinth.App {
 	small.Post("/notes", createNote(api.NewBinder[noteInput](api.Config{})))
 	r.Get("/notes/{id}", getNote)
 	r.Delete("/notes/{id}", deleteNote)
-	return app
+	return app, nil
 }
 
 // apiVersion is native middleware: it stamps every /api response, including

@@ -65,7 +65,11 @@ func testQuickstart(t *testing.T, dbURL string) {
 	if _, err := migrate(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(newApp(db))
+	app, err := newApp(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(app)
 	defer srv.Close()
 
 	do := func(method, path, body string) (*http.Response, string) {

@@ -4,7 +4,8 @@
 // PostgreSQL when PLINTH_DATABASE_URL or DATABASE_URL is a postgres:// URL),
 // and Plinth's production server loop (timeouts, limits, health probes with
 // the database's readiness, graceful drain on SIGINT/SIGTERM, the database
-// closed after the drain).
+// closed after the drain), Prometheus metrics at /metrics, and OpenTelemetry
+// traces over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 //
 //	go run ./examples/quickstart           # serves on :8080, or on $PLINTH_ADDR
 //	go run ./examples/quickstart migrate   # applies the migrations and exits
@@ -48,5 +49,10 @@ func run(ctx context.Context, args []string) error {
 		}
 		return fmt.Errorf("unknown argument %q (want none, or migrate)", args[0])
 	}
-	return newApp(db).Run() // closes db after the drain (data.Attach)
+	app, err := newApp(db)
+	if err != nil {
+		db.Close()
+		return err
+	}
+	return app.Run() // closes db after the drain (data.Attach), flushes the traces
 }

@@ -19,6 +19,8 @@ var ownDocTests = map[string]string{
 	"github.com/plinth-go/plinth/middleware/compress":   "middleware/compress",
 	"github.com/plinth-go/plinth/middleware/redisstore": "middleware/redisstore",
 	"github.com/plinth-go/plinth/data":                  "data",
+	"github.com/plinth-go/plinth/observe/metrics":       "observe/metrics",
+	"github.com/plinth-go/plinth/observe/tracing":       "observe/tracing",
 }
 
 // TestDocSnippets compiles every ```go block of README.md, the other

@@ -12,6 +12,8 @@ var knownPackages = map[string]string{
 	"redisstore": "github.com/plinth-go/plinth/middleware/redisstore",
 	"data":       "github.com/plinth-go/plinth/data",
 	"module":     "github.com/plinth-go/plinth/module",
+	"metrics":    "github.com/plinth-go/plinth/observe/metrics",
+	"tracing":    "github.com/plinth-go/plinth/observe/tracing",
 
 	// The standard library.
 	"atomic":    "sync/atomic",

@@ -3,6 +3,7 @@
 //
 //	bench-server -framework plinth-new -scenario minimal  # plinth.New() through App.Run: its defaults and PLINTH_* variables
 //	bench-server -framework std-limits -scenario json      # net/http with Plinth's default limits
+//	bench-server -framework gin -scenario fullstack        # the full production stack (plinth-new, chi, gin, echo)
 //
 // Frameworks:
 //
@@ -38,17 +39,24 @@ var Names = httpserve.Frameworks
 
 func main() {
 	fw := flag.String("framework", "plinth-new", "framework to serve: "+strings.Join(Names, ", "))
-	sc := flag.String("scenario", "minimal", "scenario to serve: "+strings.Join(suite.ScenarioNames, ", "))
+	sc := flag.String("scenario", "minimal", "scenario to serve: "+strings.Join(suite.ScenarioNames, ", ")+", "+httpserve.FullStack)
 	addr := flag.String("addr", "", "listen address (default PLINTH_ADDR, else :8080)")
 	printPath := flag.Bool("print-path", false, "print the path of the scenario's timed request and exit (for load generators)")
+	printHeaders := flag.Bool("print-headers", false, "print the header lines the scenario's requests carry, one a line, and exit (for load generators)")
 	flag.Parse()
 	if *printPath {
-		sc, err := suite.LoadScenario(*sc)
+		path, err := httpserve.RequestPath(*sc)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench-server:", err)
 			os.Exit(1)
 		}
-		fmt.Println(sc.Requests[0].Path)
+		fmt.Println(path)
+		return
+	}
+	if *printHeaders {
+		for _, h := range httpserve.RequestHeaders(*sc) {
+			fmt.Println(h)
+		}
 		return
 	}
 	if err := run(*fw, *sc, cmp.Or(*addr, os.Getenv("PLINTH_ADDR"), ":8080")); err != nil {
@@ -58,20 +66,27 @@ func main() {
 }
 
 func run(fw, scenario, addr string) error {
-	sc, err := suite.LoadScenario(scenario)
-	if err != nil {
-		return err
-	}
-	if fw == "fiber" {
-		app, err := newFiber(sc)
+	var h http.Handler
+	if scenario == httpserve.FullStack {
+		var err error
+		if h, err = httpserve.HandlerNamed(fw, scenario); err != nil {
+			return err
+		}
+	} else {
+		sc, err := suite.LoadScenario(scenario)
 		if err != nil {
 			return err
 		}
-		return app.Listen(addr)
-	}
-	h, err := httpserve.Handler(fw, sc)
-	if err != nil {
-		return err
+		if fw == "fiber" {
+			app, err := newFiber(sc)
+			if err != nil {
+				return err
+			}
+			return app.Listen(addr)
+		}
+		if h, err = httpserve.Handler(fw, sc); err != nil {
+			return err
+		}
 	}
 	if app, ok := h.(*plinth.App); ok {
 		app.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))

@@ -68,3 +68,33 @@ func TestUnknownFramework(t *testing.T) {
 		t.Fatal("no error for an unknown framework")
 	}
 }
+
+// TestFullStackServed checks the fullstack scenario as bench-server serves
+// it: the path and headers the load generators are told, and a gzip 200
+// with a request ID from each of its frameworks.
+func TestFullStackServed(t *testing.T) {
+	path, err := httpserve.RequestPath(httpserve.FullStack)
+	if err != nil || path != "/accounts/42" {
+		t.Fatalf("RequestPath: %q, %v", path, err)
+	}
+	hdrs := httpserve.RequestHeaders(httpserve.FullStack)
+	if len(hdrs) != 1 || hdrs[0] != "Accept-Encoding: gzip" {
+		t.Fatalf("RequestHeaders: %q, want [Accept-Encoding: gzip]", hdrs)
+	}
+	for _, fw := range []string{"plinth-new", "chi", "gin", "echo"} {
+		h, err := httpserve.HandlerNamed(fw, httpserve.FullStack)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("Accept-Encoding", "gzip")
+		h.ServeHTTP(w, r)
+		if w.Code != 200 || w.Header().Get("Content-Encoding") != "gzip" || w.Header().Get(suite.RequestIDHeader) == "" {
+			t.Errorf("%s: status %d, headers %v", fw, w.Code, w.Header())
+		}
+	}
+	if _, err := httpserve.HandlerNamed("std", httpserve.FullStack); err == nil {
+		t.Error("std: no error for a framework the scenario has no stack for")
+	}
+}

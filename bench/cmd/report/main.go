@@ -70,7 +70,7 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-var datedName = regexp.MustCompile(`^(inprocess|allocs|http-wrk|http|latency|layer-skip|instr|nethttp-headers|validated-json|modules|tfb|pool-modes)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
+var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|tfb|pool-modes)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
 
 // latest returns the newest file of a kind and extension, "" when none.
 func latest(dir, kind, ext string) (string, error) {
@@ -109,7 +109,7 @@ Caveats, for every table below:
   middleware and the handler only.
 
 `)
-	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON, modules, copied("tfb", "TechEmpower benchmark", "cd bench/tfb && ./run.sh"), copied("pool-modes", "Plinth TFB server: pool modes", "cd bench/tfb && ./run-pool-modes.sh")}
+	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON, modules, fullStack, httpSection("http-fullstack", false), copied("tfb", "TechEmpower benchmark", "cd bench/tfb && ./run.sh"), copied("pool-modes", "Plinth TFB server: pool modes", "cd bench/tfb && ./run-pool-modes.sh")}
 	for _, s := range sections {
 		if err := s(w, dir); err != nil {
 			return err
@@ -254,6 +254,8 @@ func httpSection(kind string, latency bool) func(io.Writer, string) error {
 			title, script = "Real HTTP, one connection (latency)", "bench/run-latency.sh 3 5 0 1"
 		case kind == "http-wrk":
 			title, script = "Real HTTP, loaded by wrk (cross-check)", "TOOL=wrk bench/run-http.sh 3 5 64 0 1"
+		case kind == "http-fullstack":
+			title, script = "Real HTTP: full production stack", `SCENARIOS=fullstack FRAMEWORKS="plinth-new chi gin echo" bench/run-http.sh 3 5 64 0 1`
 		}
 		file, err := latest(dir, kind, "json")
 		if err != nil || file == "" {
@@ -268,6 +270,15 @@ func httpSection(kind string, latency bool) func(io.Writer, string) error {
 			title, filepath.Base(file), rep.MetaValue("command"), rep.MetaValue("commit"), rep.MetaValue("go"), rep.MetaValue("cpu"), rep.MetaValue("kernel"))
 		fmt.Fprintf(w, "Server: %s. Load: %s.\n\n", rep.MetaValue("server"), rep.MetaValue("load"))
 		results.WriteHTTPTable(w, rep, latency)
+		if kind == "http-fullstack" {
+			fmt.Fprint(w, `
+Medians over the runs, GET /accounts/42 with Accept-Encoding: gzip through each framework's full stack (see the
+in-process table above; plinth-new is served by App.Run with its limits, the others by the zero-value
+http.Server). Server CPU µs/req is the figure least moved by noise that takes the server's core away.
+
+`)
+			return nil
+		}
 		fmt.Fprint(w, `
 Medians over the runs. "vs std-limits" is the fair ratio for plinth: net/http given the limits Plinth's App.Run
 applies by default (header read and idle timeouts, header and body size, connection cap). For plinth-new compare
@@ -362,6 +373,17 @@ func copied(kind, title, command string) func(io.Writer, string) error {
 		fmt.Fprintf(w, "## %s\n\nFrom `%s`.\n\n%s\n\n", firstLine(body), filepath.Base(file), afterFirstLine(body))
 		return nil
 	}
+}
+
+// fullStack summarises the newest fullstack-*.txt.
+func fullStack(w io.Writer, dir string) error {
+	return goBench(w, dir, "fullstack", "Full production stack",
+		"run `cd bench && go test -run '^$' -bench FullStack -benchmem -count=5 -benchtime=300ms .` into results/fullstack-<date>.txt",
+		"GET /accounts/42 with\nAccept-Encoding: gzip behind request ID, access log (JSON or text to a discarding writer), a Prometheus\n"+
+			"request-duration histogram by route, OpenTelemetry tracing sampled at 10% through a batch processor to a\n"+
+			"discarding exporter, gzip and a concurrency limit of 1024, each framework with its usual middlewares\n"+
+			"(bench/internal/fullstack; Plinth on plinth.New(), whose default layer adds recovery, security headers and\n"+
+			"a timeout).")
 }
 
 // validatedJSON summarises the newest validated-json-*.txt.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/bench/internal/fullstack"
 	"github.com/plinth-go/plinth/bench/internal/suite"
 	"github.com/plinth-go/plinth/bench/internal/validated"
 )
@@ -23,6 +24,11 @@ const (
 	// (package module) with a guard and an interceptor: plinth on
 	// plinth.Bare(), plinth-new on plinth.New().
 	ModuleRoute = "module-route"
+	// FullStack is GET /accounts/42 with Accept-Encoding: gzip behind the
+	// full production stack of package fullstack (request ID, access log,
+	// Prometheus, 10%-sampled tracing, gzip, concurrency limit): served by
+	// plinth-new (plinth.New()), chi, gin and echo.
+	FullStack = fullstack.Scenario
 	// HeadersPrefix names the scenarios headers-0 ... headers-10, served by
 	// std only: what net/http costs per header line. A plain http.HandlerFunc
 	// (no mux, no Plinth) on the zero-value http.Server answers GET / with
@@ -91,6 +97,13 @@ func Requests(scenario string) ([]Request, error) {
 	if scenario == ModuleRoute {
 		return []Request{get("/items/42", http.StatusOK)}, nil
 	}
+	if scenario == FullStack {
+		raw := "GET " + fullstack.Path + " HTTP/1.1\r\nHost: bench\r\n"
+		for _, h := range fullstack.RequestHeaders {
+			raw += h[0] + ": " + h[1] + "\r\n"
+		}
+		return []Request{{Raw: []byte(raw + "\r\n"), Status: http.StatusOK}}, nil
+	}
 	if _, ok := HeaderLineCount(scenario); ok {
 		return []Request{get("/", http.StatusOK)}, nil
 	}
@@ -130,6 +143,13 @@ func HandlerNamed(fw, scenario string) (http.Handler, error) {
 			return moduleApp(plinth.New())
 		}
 		return nil, fmt.Errorf("%s: served by plinth and plinth-new, not %q", scenario, fw)
+	}
+	if scenario == FullStack {
+		st, err := fullstack.Build(fw)
+		if err != nil {
+			return nil, err
+		}
+		return st.Handler, nil
 	}
 	if _, ok := HeaderLineCount(scenario); ok {
 		if fw != "std" {
@@ -208,5 +228,31 @@ var ExtraScenarios = []string{ValidatedJSON, ModuleRoute, "headers-0", "headers-
 // KnownScenario reports whether HandlerNamed knows the scenario.
 func KnownScenario(name string) bool {
 	_, ok := HeaderLineCount(name)
-	return ok || slices.Contains(suite.ScenarioNames, name) || name == ValidatedJSON || name == ModuleRoute
+	return ok || slices.Contains(suite.ScenarioNames, name) || name == ValidatedJSON || name == ModuleRoute || name == FullStack
+}
+
+// RequestPath is the path of the scenario's timed request, and
+// RequestHeaders the header lines ("Name: value") every request of it
+// carries (cmd/bench-server -print-path and -print-headers, for the load
+// generators).
+func RequestPath(scenario string) (string, error) {
+	if scenario == FullStack {
+		return fullstack.Path, nil
+	}
+	sc, err := suite.LoadScenario(scenario)
+	if err != nil {
+		return "", err
+	}
+	return sc.Requests[0].Path, nil
+}
+
+// RequestHeaders: see RequestPath.
+func RequestHeaders(scenario string) []string {
+	var lines []string
+	if scenario == FullStack {
+		for _, h := range fullstack.RequestHeaders {
+			lines = append(lines, h[0]+": "+h[1])
+		}
+	}
+	return lines
 }
