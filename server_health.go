@@ -2,6 +2,7 @@ package plinth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -149,4 +150,23 @@ func writeProbeFailure(w http.ResponseWriter, detail string) {
 	w.Header()["Retry-After"] = []string{"1"}
 	w.WriteHeader(p.StatusCode())
 	_, _ = w.Write(p.appendJSON(nil, ""))
+}
+
+// Ready reports what readiness reports: nil when the App is ready, else an
+// error naming the failing checks, or saying that the App is draining. It
+// runs the readiness checks like the probe does, sharing its cached result
+// (Config.ReadinessCacheTTL, default 1s), so that a metrics scrape or a
+// status page adds no load on the dependencies.
+func (a *App) Ready(ctx context.Context) error {
+	if a.health.draining.Load() {
+		return errors.New("plinth: draining")
+	}
+	ttl := a.Config.ReadinessCacheTTL
+	if ttl <= 0 {
+		ttl = DefaultReadinessCacheTTL
+	}
+	if failed := a.health.ready(ctx, ttl); len(failed) > 0 {
+		return errors.New("plinth: not ready: " + strings.Join(failed, "; "))
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // OnStart hooks run in order before the first request is served.
@@ -66,5 +67,26 @@ func TestOnStartFailureStopsStartup(t *testing.T) {
 	if c, err := net.Dial("tcp", s.addr); err == nil {
 		c.Close()
 		t.Error("the listener still accepts after a failed start")
+	}
+}
+
+// App.Ready follows the readiness checks, as the probe does.
+func TestAppReady(t *testing.T) {
+	app := Bare()
+	app.Config.ReadinessCacheTTL = time.Nanosecond
+	var down atomic.Bool
+	app.ReadinessCheck("db", 0, func(context.Context) error {
+		if down.Load() {
+			return errors.New("connection refused")
+		}
+		return nil
+	})
+	if err := app.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	down.Store(true)
+	time.Sleep(time.Millisecond) // past the cache's nanosecond
+	if err := app.Ready(context.Background()); err == nil || !strings.Contains(err.Error(), "db: connection refused") {
+		t.Errorf("Ready: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/plinth-go/plinth"
 	"github.com/prometheus/client_golang/prometheus"
@@ -140,7 +141,18 @@ func New(app *plinth.App, cfg Config) *Metrics {
 		Name: "http_server_active_requests",
 		Help: "Number of HTTP server requests in flight.",
 	}, []string{labelMethod, labelRoute})
-	for _, c := range []prometheus.Collector{m.duration, m.reqSize, m.respSize, m.active} {
+	ready := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "plinth_ready",
+		Help: "1 when the App is ready (its readiness checks pass and it is not draining), else 0; what /readyz answers, from the same cached result.",
+	}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+		defer cancel()
+		if app.Ready(ctx) != nil {
+			return 0
+		}
+		return 1
+	})
+	for _, c := range []prometheus.Collector{m.duration, m.reqSize, m.respSize, m.active, ready} {
 		if err := m.reg.Register(c); err != nil {
 			panic("metrics: Config.Registry: " + err.Error())
 		}
@@ -158,6 +170,9 @@ func New(app *plinth.App, cfg Config) *Metrics {
 	}
 	return m
 }
+
+// readyTimeout bounds the readiness checks a scrape may wait for.
+const readyTimeout = 5 * time.Second
 
 // Handler returns the exposition handler: promhttp's, over the registry
 // (text or protobuf by negotiation, gzip when the scraper accepts it).

@@ -1,6 +1,7 @@
 package metrics_test
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -422,4 +424,31 @@ func TestConcurrent(t *testing.T) {
 	wantCount(t, reg, "GET", "/users/{id}", "2xx", n)
 	wantCount(t, reg, "GET", "/users/{id}", "4xx", n)
 	wantCount(t, reg, "PATCH", "/any", "2xx", n)
+}
+
+// plinth_ready follows the App's readiness checks.
+func TestReadyGauge(t *testing.T) {
+	app := plinth.Bare()
+	app.Config.ReadinessCacheTTL = time.Nanosecond
+	var down atomic.Bool
+	app.ReadinessCheck("db", 0, func(context.Context) error {
+		if down.Load() {
+			return errors.New("down")
+		}
+		return nil
+	})
+	m := metrics.New(app, metrics.Config{})
+	scrape := func() string {
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		return rec.Body.String()
+	}
+	if !strings.Contains(scrape(), "plinth_ready 1") {
+		t.Error("ready App: no plinth_ready 1")
+	}
+	down.Store(true)
+	time.Sleep(time.Millisecond)
+	if !strings.Contains(scrape(), "plinth_ready 0") {
+		t.Error("failing check: no plinth_ready 0")
+	}
 }
