@@ -1,7 +1,6 @@
 package compress_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/plinth-go/plinth/internal/doccheck"
@@ -10,45 +9,8 @@ import (
 // TestDocSnippets compiles the ```go blocks of the repository's
 // documentation that import this module (internal/doccheck's package comment
 // gives the convention). The core's TestDocSnippets compiles the others; it
-// leaves these here because brotli and zstd are in this module's go.sum, not
-// the core's.
+// leaves these here because brotli and zstd are in this module's go.sum, not the
+// core's.
 func TestDocSnippets(t *testing.T) {
-	const root = "../.."
-	files, err := doccheck.DocFiles(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snippets, err := doccheck.Extract(root, files)
-	if err != nil {
-		t.Error(err)
-	}
-	absRoot, err := filepath.Abs(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mods, err := doccheck.Modules(absRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mine []*doccheck.Snippet
-	for _, s := range snippets {
-		for _, m := range doccheck.ModulesOf(s, absRoot, mods) {
-			if m.Path == "github.com/plinth-go/plinth/middleware/compress" {
-				mine = append(mine, s)
-			}
-		}
-	}
-	if len(mine) == 0 {
-		t.Fatal("no ```go block imports middleware/compress, yet docs/middleware.md has a Compression section with one: is the selection broken?")
-	}
-	failures, err := doccheck.Compile(root, ".", t.TempDir(), mine)
-	for _, f := range failures {
-		t.Error(f)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range mine {
-		t.Logf("compiled %s", s.Pos())
-	}
+	doccheck.CheckModule(t, "../..", "github.com/plinth-go/plinth/middleware/compress", "docs/middleware.md (Compression)")
 }
