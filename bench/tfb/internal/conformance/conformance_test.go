@@ -211,7 +211,7 @@ func checkFortunes(t *testing.T, base, server string) {
 	var msgs []string
 	want := map[string]bool{"Additional fortune added at request time.": true}
 	for _, f := range fortunes(t) {
-		want[f.message] = true
+		want[f.Message] = true
 	}
 	for _, m := range fortuneRowRE.FindAllStringSubmatch(body, -1) {
 		msg := html.UnescapeString(m[2])

@@ -2,10 +2,6 @@ package verify
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -14,70 +10,18 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/plinth-go/plinth/bench/tfb/internal/tfbtest"
 )
 
-// testDatabase creates a uniquely named database holding the TFB schema on
-// the server named by PLINTH_TEST_POSTGRES, drops it after the test, and
-// returns its URL.
+// testDatabase creates a database holding the TFB schema and the test
+// fortunes (tfbtest.TempDatabase) and returns its URL.
 func testDatabase(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv("PLINTH_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("set PLINTH_TEST_POSTGRES (e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) to run the PostgreSQL tests")
-	}
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("PLINTH_TEST_POSTGRES: %v", err)
-	}
-	defer admin.Close(ctx)
-	b := make([]byte, 6)
-	rand.Read(b)
-	name := "plinth_verify_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" ENCODING 'UTF8' TEMPLATE template0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), base)
-		if err != nil {
-			t.Errorf("dropping %s: %v", name, err)
-			return
-		}
-		defer c.Close(context.Background())
-		if _, err := c.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("dropping %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	dbURL := u.String()
-
-	c, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	for _, q := range []string{
-		"CREATE TABLE world (id integer NOT NULL PRIMARY KEY, randomnumber integer NOT NULL DEFAULT 0)",
-		"INSERT INTO world SELECT x, least(floor(random() * 10000 + 1), 10000) FROM generate_series(1, 10000) x",
-		"CREATE TABLE fortune (id integer NOT NULL PRIMARY KEY, message varchar(2048) NOT NULL)",
-	} {
-		if _, err := c.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	var rows []tfbtest.Fortune
 	for _, f := range testFortunes(t) {
-		if _, err := c.Exec(ctx, "INSERT INTO fortune VALUES ($1, $2)", f.ID, f.Message); err != nil {
-			t.Fatal(err)
-		}
+		rows = append(rows, tfbtest.Fortune{ID: f.ID, Message: f.Message})
 	}
-	if _, err := c.Exec(ctx, "ANALYZE world, fortune"); err != nil {
-		t.Fatal(err)
-	}
-	return dbURL
+	return tfbtest.TempDatabase(t, rows)
 }
 
 // pgStore reads and writes the TFB tables. By default it is a correct
