@@ -30,6 +30,26 @@ type App struct {
 	// started is logged instead. Read once, at Build.
 	ErrorHandler func(c *Ctx, err error)
 
+	// ProblemWriter writes a *Problem as the response, in place of the
+	// built-in RFC 9457 JSON, on every path that answers with one: errors
+	// that handlers and middleware return (through DefaultErrorHandler),
+	// the 404 and 405 fallbacks, the 413, 408 and 400 of a request body
+	// that could not be read, the recovery layer's 500 and the handler
+	// timeout's 503; not the health probes, which answer orchestrators
+	// before routing. HTML error pages (web.NewErrorPages) are one. Nil
+	// means Ctx.WriteProblemJSON, which a custom writer calls to fall back
+	// to it (for clients that want JSON, or when its own rendering fails).
+	//
+	// It is called only while the response has not started, and must write
+	// one, with p.StatusCode() as its status; headers already set (Allow on
+	// a 405, Retry-After on a maintenance 503, the security headers) stay
+	// unless it removes them. p is shared by other requests (the 404 and
+	// 405 fallbacks pass the same *Problem each time): read it, do not
+	// modify or keep it. Problem.TitleText and Ctx.RequestID give what a
+	// page shows. Cost when nil: one pointer comparison per problem. Read
+	// once, at Build.
+	ProblemWriter func(c *Ctx, p *Problem)
+
 	// HandlerTimeout bounds each handler of an App made by New: at the
 	// deadline its context is cancelled and its writes fail; a response not
 	// yet started becomes a 503 problem, one already started is aborted. 0
@@ -80,6 +100,7 @@ type App struct {
 	health          health
 	startHooks      []func(context.Context) error
 	shutdownHooks   []func(context.Context) error
+	openAPI         func() ([]byte, error) // SetOpenAPI, for PLINTH_INSPECT
 	drainCh         chan struct{}
 	drainOnce       sync.Once
 }

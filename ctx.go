@@ -67,8 +67,9 @@ type Ctx struct {
 	remote    string     // the connection's RemoteAddr, whatever middleware does to the request
 	client    netip.Addr // ClientIP, once clientSet
 	clientSet bool
-	nonce     string // set by CSPNonce
-	log       ctxLog // Logger's handler and logger, made once per pooled Ctx
+	nonce     string       // set by CSPNonce
+	log       ctxLog       // Logger's handler and logger, made once per pooled Ctx
+	locals    []localValue // values set through a Key, dropped at release
 	timeout   timeoutState
 	location  string // target of a fallback redirect
 
@@ -164,6 +165,10 @@ func (c *Ctx) release() {
 	c.body, c.bodyLimit, c.bodyOversize, c.cutBody = nil, 0, false, false
 	c.dl, c.reqDL = nil, false
 	c.requestID, c.location, c.nonce = "", "", ""
+	if len(c.locals) > 0 {
+		clear(c.locals)
+		c.locals = c.locals[:0]
+	}
 	if c.buf.Cap() > maxPooledBuffer {
 		c.buf = bytes.Buffer{}
 	}

@@ -99,6 +99,11 @@ func (p *Problem) Error() string {
 	return s
 }
 
+// TitleText returns the effective title: Title, or the status text of
+// StatusCode ("Not Found") when Title is empty, as the problem document
+// shows it. A ProblemWriter that renders its own page reads it.
+func (p *Problem) TitleText() string { return p.title() }
+
 func (p *Problem) title() string {
 	if p.Title != "" {
 		return p.Title
@@ -210,9 +215,25 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// writeProblem sends p as the response. It allocates nothing for a Problem
-// without extensions once the Ctx's buffer has grown.
+// writeProblem sends p as the response, through the App's ProblemWriter
+// when it has one.
 func (c *Ctx) writeProblem(p *Problem) {
+	if c.t != nil && c.t.onProblem != nil {
+		c.t.onProblem(c, p)
+		return
+	}
+	c.WriteProblemJSON(p)
+}
+
+// WriteProblemJSON sends p as RFC 9457 problem JSON (Content-Type
+// application/problem+json, the request ID as the "request_id" member),
+// the built-in rendering, whatever the App's ProblemWriter: a custom
+// ProblemWriter calls it to fall back to JSON. Headers that described the
+// response the handler meant to send (Content-Encoding, Content-Length,
+// ETag, Last-Modified) are dropped; others, such as Retry-After or Allow,
+// stay. Call it only while the response has not started. It allocates
+// nothing for a Problem without extensions once the Ctx's buffer has grown.
+func (c *Ctx) WriteProblemJSON(p *Problem) {
 	c.out = p.appendJSON(c.out[:0], c.requestID)
 	h := c.w.Header()
 	dropRepresentation(h)
@@ -224,7 +245,7 @@ func (c *Ctx) writeProblem(p *Problem) {
 // writeProblemBody sends p, using body, p's rendering without a request ID,
 // when the request has none.
 func (c *Ctx) writeProblemBody(p *Problem, body []byte) {
-	if c.requestID != "" {
+	if c.requestID != "" || c.t != nil && c.t.onProblem != nil {
 		c.writeProblem(p)
 		return
 	}

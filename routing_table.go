@@ -25,6 +25,7 @@ type table struct {
 	trusted   trustedProxies  // App.TrustedProxies or PLINTH_TRUSTED_PROXIES
 	forwarded forwardedHeader // the header the trusted proxies write
 	onError   func(*Ctx, error)
+	onProblem func(*Ctx, *Problem) // App.ProblemWriter, nil for the built-in JSON
 	pool      sync.Pool
 
 	allowMu sync.Mutex
@@ -32,7 +33,7 @@ type table struct {
 }
 
 func newTable(a *App) (*table, error) {
-	t := &table{app: a, root: &node{}, logger: a.Logger, onError: a.ErrorHandler, security: map[*Router]*renderedSecurity{}}
+	t := &table{app: a, root: &node{}, logger: a.Logger, onError: a.ErrorHandler, onProblem: a.ProblemWriter, security: map[*Router]*renderedSecurity{}}
 	if t.logger == nil {
 		t.logger = slog.Default()
 	}

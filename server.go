@@ -20,10 +20,15 @@ import (
 // configuration is the App's Config with the PLINTH_* environment variables
 // applied; a bad value fails here, naming the variable. A second signal
 // during the drain exits the process at once with status 1. Run returns nil
-// after a clean drain.
+// after a clean drain. With PLINTH_INSPECT=routes or openapi, Run prints the
+// route table or the OpenAPI document and exits the process instead, before
+// listening (server_inspect.go; `plinth routes`, `plinth openapi`).
 func (a *App) Run() error {
 	cfg, err := a.configure()
 	if err != nil {
+		return err
+	}
+	if err := a.inspect(); err != nil { // PLINTH_INSPECT: describe the App and exit
 		return err
 	}
 	lns, err := listen(cfg)
@@ -68,10 +73,13 @@ func (a *App) Run() error {
 //
 // The configuration is the App's Config with the PLINTH_* environment
 // variables applied; the listen address and ReusePort are ignored, as the
-// caller owns ln.
+// caller owns ln. PLINTH_INSPECT makes it describe the App and exit, as Run.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	cfg, err := a.configure()
 	if err != nil {
+		return err
+	}
+	if err := a.inspect(); err != nil { // PLINTH_INSPECT: describe the App and exit
 		return err
 	}
 	return a.serve(ctx, []net.Listener{ln}, cfg)

@@ -149,7 +149,9 @@ type API struct {
 
 // New returns the API of app and registers, unless switched off, the
 // document routes (GET OpenAPIPath.json and .yaml) and the docs page (GET
-// DocsPath). It panics on a bad Config (a path that is not a path).
+// DocsPath). It makes the document the App's (App.SetOpenAPI), which
+// PLINTH_INSPECT=openapi and `plinth openapi` print. It panics on a bad
+// Config (a path that is not a path).
 func New(app *plinth.App, cfg Config) *API {
 	if app == nil {
 		panic("api: New(nil, ...)")
@@ -173,6 +175,7 @@ func New(app *plinth.App, cfg Config) *API {
 	a := &API{app: app, cfg: cfg, ids: map[string]string{}, skip: map[string]bool{}}
 	a.msgs = messages{custom: cfg.Message}
 	a.bind = cfg.bindConfig()
+	app.SetOpenAPI(a.JSON) // PLINTH_INSPECT=openapi, `plinth openapi`
 	if cfg.OpenAPIPath != "-" {
 		mustPath("OpenAPIPath", cfg.OpenAPIPath)
 		a.serveDocument()

@@ -21,6 +21,8 @@ var ownDocTests = map[string]string{
 	"github.com/plinth-go/plinth/data":                  "data",
 	"github.com/plinth-go/plinth/observe/metrics":       "observe/metrics",
 	"github.com/plinth-go/plinth/observe/tracing":       "observe/tracing",
+	"github.com/plinth-go/plinth/web/redisstore":        "web/redisstore",
+	"github.com/plinth-go/plinth/web/pgstore":           "web/pgstore",
 }
 
 // TestDocSnippets compiles every ```go block of README.md, the other

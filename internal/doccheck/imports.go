@@ -14,6 +14,10 @@ var knownPackages = map[string]string{
 	"module":     "github.com/plinth-go/plinth/module",
 	"metrics":    "github.com/plinth-go/plinth/observe/metrics",
 	"tracing":    "github.com/plinth-go/plinth/observe/tracing",
+	"web":        "github.com/plinth-go/plinth/web",
+	"storetest":  "github.com/plinth-go/plinth/web/storetest",
+	"pgstore":    "github.com/plinth-go/plinth/web/pgstore",
+	// web/redisstore is also "redisstore": a snippet using it imports it.
 
 	// The standard library.
 	"atomic":    "sync/atomic",

@@ -1,0 +1,5 @@
+CREATE TABLE notes (
+    id     BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    author TEXT NOT NULL REFERENCES users (name),
+    text   TEXT NOT NULL
+);

@@ -1,0 +1,5 @@
+CREATE TABLE users (
+    id   INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL UNIQUE
+);
+INSERT INTO users (name) VALUES ('ada');

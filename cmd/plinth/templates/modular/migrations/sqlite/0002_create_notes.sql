@@ -1,0 +1,5 @@
+CREATE TABLE notes (
+    id     INTEGER PRIMARY KEY AUTOINCREMENT,
+    author TEXT NOT NULL REFERENCES users (name),
+    text   TEXT NOT NULL
+);

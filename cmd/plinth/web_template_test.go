@@ -1,0 +1,54 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWebTemplateMatchesExample: the web template is examples/web, less its
+// Redis and PostgreSQL openers; its views, catalogues, stylesheet, users,
+// handlers and tests must not drift from the example's, which the browser
+// tests check.
+func TestWebTemplateMatchesExample(t *testing.T) {
+	example := filepath.Join("..", "..", "examples", "web")
+	same := map[string]string{ // template file -> example file
+		"users.go.tmpl":    "users.go",
+		"handlers.go.tmpl": "handlers.go",
+		"app_test.go.tmpl": "app_test.go",
+	}
+	for _, dir := range []string{"templates", "locales", "static"} {
+		err := fs.WalkDir(os.DirFS(example), dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				same[p] = p
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for tmpl, ex := range same {
+		want, err := os.ReadFile(filepath.Join(example, filepath.FromSlash(ex)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := templates.ReadFile("templates/web/" + tmpl)
+		if err != nil {
+			t.Errorf("the web template lacks %s (examples/web has %s)", tmpl, ex)
+			continue
+		}
+		if string(got) != string(want) {
+			t.Errorf("templates/web/%s differs from examples/web/%s: copy it over", tmpl, ex)
+		}
+	}
+	app, err := templates.ReadFile("templates/web/app.go.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(app), "redisstore") || strings.Contains(string(app), "pgstore") {
+		t.Error("the web template's app.go imports a store module: new projects should start with the core only")
+	}
+}

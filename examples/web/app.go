@@ -1,0 +1,88 @@
+package main
+
+import (
+	"embed"
+	"io/fs"
+
+	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/middleware"
+	"github.com/plinth-go/plinth/web"
+	"github.com/plinth-go/plinth/web/pgstore"
+	"github.com/plinth-go/plinth/web/redisstore"
+)
+
+var (
+	//go:embed templates
+	templateFiles embed.FS
+	//go:embed locales/*.json
+	localeFiles embed.FS
+	//go:embed static
+	staticFiles embed.FS
+)
+
+// site holds what the handlers use.
+type site struct {
+	users   *Users
+	auth    *web.Auth[*User]
+	views   *web.Views
+	locales *web.Locales
+}
+
+// NewApp builds the site: the web layer's pieces, installed on a plinth.New
+// App, and the routes.
+func NewApp() (*plinth.App, error) {
+	users, err := NewUsers()
+	if err != nil {
+		return nil, err
+	}
+	sessions, err := web.NewSessions(web.SessionsConfig{
+		Openers: map[string]web.OpenStore{
+			"redis": redisstore.Open, "rediss": redisstore.Open,
+			"postgres": pgstore.Open, "postgresql": pgstore.Open,
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	locales, err := web.NewLocales(web.LocalesConfig{Files: localeFiles, Dir: "locales", StrictKeys: true})
+	if err != nil {
+		return nil, err
+	}
+	templates, err := fs.Sub(templateFiles, "templates")
+	if err != nil {
+		return nil, err
+	}
+	views, err := web.NewViews(web.ViewsConfig{Files: templates})
+	if err != nil {
+		return nil, err
+	}
+	static, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		return nil, err
+	}
+	s := &site{
+		users:   users,
+		auth:    web.NewAuth(web.AuthConfig[*User]{LoadUser: users.ByID}),
+		views:   views,
+		locales: locales,
+	}
+
+	app := plinth.New()
+	sessions.Attach(app)
+	s.auth.Attach(app)
+	app.Use(locales.Middleware(), web.CSRF(web.CSRFConfig{}))
+	web.NewErrorPages(web.ErrorPagesConfig{Views: views}).Attach(app)
+
+	app.Get("/{$}", s.home)
+	app.Get("/login", s.loginForm)
+	app.With(s.auth.Throttle()).Post("/login", s.login)
+	app.Post("/logout", s.logout)
+	app.With(s.auth.RequireUser()).Get("/account", s.account)
+	app.Get("/contact", s.contactForm)
+	app.Post("/contact", s.contact)
+	app.Get("/csp", s.csp)
+	app.Get("/lang", locales.SwitchHandler())
+	app.Post("/lang", locales.SwitchHandler())
+	app.Mount("/static", middleware.NewStatic(static, middleware.StaticConfig{}))
+	return app, nil
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"net/http"
+	"net/mail"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/web"
+)
+
+func (s *site) home(c *plinth.Ctx) error {
+	return s.views.Render(c, http.StatusOK, "home", nil)
+}
+
+// loginPage is the sign-in form's data.
+type loginPage struct {
+	Email string // kept after a failed attempt
+	Error string
+}
+
+func (s *site) loginForm(c *plinth.Ctx) error {
+	if _, ok, err := s.auth.User(c); err != nil || ok {
+		if err != nil {
+			return err
+		}
+		return c.Redirect(http.StatusSeeOther, "/account")
+	}
+	return s.views.Render(c, http.StatusOK, "login", loginPage{})
+}
+
+// login checks the form: a match signs in (a new session ID) and goes to
+// the account page; anything else shows the form again with an error and
+// signs nobody in.
+func (s *site) login(c *plinth.Ctx) error {
+	r := c.Request()
+	email := r.PostFormValue("email")
+	user, err := s.users.Authenticate(email, r.PostFormValue("password"))
+	if err != nil {
+		return err
+	}
+	if user == nil {
+		return s.views.Render(c, http.StatusOK, "login", loginPage{Email: email, Error: c.T("login.failed")})
+	}
+	if err := s.auth.Login(c, user.ID); err != nil {
+		return err
+	}
+	if err := web.AddFlash(c, "success", c.T("login.welcome", user.Name)); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/account")
+}
+
+// logout ends the session: its ID is deleted from the store and the cookie
+// expired, so a copy of the old cookie signs nobody in.
+func (s *site) logout(c *plinth.Ctx) error {
+	if err := s.auth.Logout(c); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/")
+}
+
+// accountPage is the account page's data.
+type accountPage struct{ User *User }
+
+func (s *site) account(c *plinth.Ctx) error {
+	user, _, err := s.auth.User(c) // RequireUser let only signed-in users here
+	if err != nil {
+		return err
+	}
+	return s.views.Render(c, http.StatusOK, "account", accountPage{User: user})
+}
+
+// contactForm is the contact form's fields.
+type contactForm struct{ Name, Email, Message string }
+
+// contactPage is the contact page's data: the fields as typed and the
+// error of each invalid one.
+type contactPage struct {
+	Form   contactForm
+	Errors map[string]string
+}
+
+// minMessage is the shortest message the contact form accepts.
+const minMessage = 10
+
+func (s *site) contactForm(c *plinth.Ctx) error {
+	return s.views.Render(c, http.StatusOK, "contact", contactPage{})
+}
+
+// contact validates the form: errors show the form again with what the
+// visitor typed, a message per field and a flash (422); a valid message
+// redirects with a flash.
+func (s *site) contact(c *plinth.Ctx) error {
+	r := c.Request()
+	f := contactForm{
+		Name:    strings.TrimSpace(r.PostFormValue("name")),
+		Email:   strings.TrimSpace(r.PostFormValue("email")),
+		Message: strings.TrimSpace(r.PostFormValue("message")),
+	}
+	errs := map[string]string{}
+	if f.Name == "" {
+		errs["name"] = c.T("contact.err.name")
+	}
+	if a, err := mail.ParseAddress(f.Email); err != nil || a.Address != f.Email {
+		errs["email"] = c.T("contact.err.email")
+	}
+	if utf8.RuneCountInString(f.Message) < minMessage {
+		errs["message"] = c.T("contact.err.message", minMessage)
+	}
+	if len(errs) > 0 {
+		if err := web.AddFlash(c, "error", c.T("contact.invalid")); err != nil {
+			return err
+		}
+		return s.views.Render(c, http.StatusUnprocessableEntity, "contact", contactPage{Form: f, Errors: errs})
+	}
+	if err := web.AddFlash(c, "success", c.T("contact.sent", f.Name)); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/contact")
+}
+
+func (s *site) csp(c *plinth.Ctx) error {
+	return s.views.Render(c, http.StatusOK, "csp", nil)
+}

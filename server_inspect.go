@@ -1,0 +1,103 @@
+package plinth
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// Inspection: the environment variable PLINTH_INSPECT makes Run and Serve
+// describe the App instead of serving it, so that a tool (the plinth
+// command's routes and openapi) can read what a program registers by
+// running it, not by parsing its source:
+//
+//	PLINTH_INSPECT=routes    the route table as JSON: an array of
+//	                         {"method", "pattern", "handler", "source"},
+//	                         in registration order (App.Routes)
+//	PLINTH_INSPECT=openapi   the OpenAPI document as JSON, as SetOpenAPI's
+//	                         function returns it (api.New sets it)
+//
+// Run and Serve then resolve the configuration as usual (a bad PLINTH_*
+// value is still their error), build the App (a bad route still panics),
+// write the JSON to the file named by PLINTH_INSPECT_OUTPUT, or to standard
+// output when it is unset, and exit the process with status 0: before
+// listening, before the OnStart hooks (which may open connections), and
+// without running what follows Run in main. Another value of
+// PLINTH_INSPECT, an App without a document for openapi, or a failed
+// write is Run's error, and nothing exits. Unset or empty, the variable
+// changes nothing; the work a program does before it calls Run (opening a
+// database, say) is done either way.
+const (
+	inspectEnv       = "PLINTH_INSPECT"
+	inspectOutputEnv = "PLINTH_INSPECT_OUTPUT"
+)
+
+// SetOpenAPI registers the function that returns the App's OpenAPI
+// document as JSON, which PLINTH_INSPECT=openapi prints (`plinth openapi`).
+// The api package's New sets it to the document of its API; a program
+// that builds its document otherwise may set its own. The last call wins.
+// Default none: PLINTH_INSPECT=openapi then fails, saying so. It is not
+// called while the App serves.
+func (a *App) SetOpenAPI(doc func() ([]byte, error)) {
+	a.mustBeOpen()
+	a.openAPI = doc
+}
+
+// inspectedRoute is one route of PLINTH_INSPECT=routes.
+type inspectedRoute struct {
+	Method  string `json:"method"`
+	Pattern string `json:"pattern"`
+	Handler string `json:"handler"`
+	Source  string `json:"source"`
+}
+
+// inspect answers PLINTH_INSPECT, if set: it writes the description and
+// exits the process, or returns why it cannot. Unset, it returns nil.
+func (a *App) inspect() error {
+	mode := os.Getenv(inspectEnv)
+	if mode == "" {
+		return nil
+	}
+	out, err := a.inspection(mode)
+	if err != nil {
+		return err
+	}
+	if path := os.Getenv(inspectOutputEnv); path != "" {
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			return fmt.Errorf("plinth: %s=%s: %w", inspectOutputEnv, path, err)
+		}
+	} else if _, err := os.Stdout.Write(out); err != nil {
+		return fmt.Errorf("plinth: %s=%s: %w", inspectEnv, mode, err)
+	}
+	os.Exit(0)
+	return nil
+}
+
+// inspection builds the App and returns the JSON that mode asks for.
+func (a *App) inspection(mode string) ([]byte, error) {
+	switch mode {
+	case "routes":
+		a.Build()
+		routes := a.Routes()
+		list := make([]inspectedRoute, len(routes))
+		for i, rt := range routes {
+			list[i] = inspectedRoute(rt)
+		}
+		out, err := json.MarshalIndent(list, "", "  ")
+		return append(out, '\n'), err
+	case "openapi":
+		a.Build()
+		if a.openAPI == nil {
+			return nil, fmt.Errorf("plinth: %s=openapi: the App has no OpenAPI document (api.New, or App.SetOpenAPI, gives it one)", inspectEnv)
+		}
+		out, err := a.openAPI()
+		if err != nil {
+			return nil, fmt.Errorf("plinth: %s=openapi: %w", inspectEnv, err)
+		}
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("plinth: %s=%q: want routes or openapi (or nothing, to serve)", inspectEnv, mode)
+}

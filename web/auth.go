@@ -1,0 +1,269 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/middleware"
+)
+
+// userIDKey is the session value holding the signed-in user's ID.
+const userIDKey = "_uid"
+
+// The defaults of AuthConfig.
+const (
+	// DefaultLoginPath is where RequireUser sends browsers that are not
+	// signed in.
+	DefaultLoginPath = "/login"
+	// DefaultLoginField is the form field Throttle reads the account from.
+	DefaultLoginField = "email"
+)
+
+// ErrNoUser is what AuthConfig.LoadUser returns for an ID that names no user
+// (any more): the session is then signed out, not failed.
+var ErrNoUser = errors.New("web: no such user")
+
+// AuthConfig configures NewAuth. LoadUser is required; every other field's
+// zero value is the default.
+type AuthConfig[U any] struct {
+	// LoadUser loads the user whose ID Login stored in the session. It is
+	// called at most once per request, when the user is first asked for
+	// (User, RequireUser, {{ user }}). Return ErrNoUser (or an error
+	// wrapping it) for a user that no longer exists: the request is then
+	// signed out. Another error fails the request.
+	LoadUser func(ctx context.Context, id string) (U, error)
+
+	// LoginPath is where RequireUser redirects browsers; "" means
+	// DefaultLoginPath ("/login").
+	LoginPath string
+
+	// NextParam, when set (say "next"), makes RequireUser add the page a
+	// browser asked for to LoginPath as that query parameter
+	// (/login?next=%2Faccount), for the sign-in handler to return to after
+	// checking it with SafeNext. "" (the default) redirects to LoginPath
+	// exactly.
+	NextParam string
+
+	// LoginLimit is the token bucket of failed sign-ins that Throttle
+	// keeps per client address and account (the LoginField form value,
+	// lower-cased): each failed attempt takes a token, successful ones take
+	// none. The zero Limit means 5 failures, then one more attempt every 12
+	// seconds (Rate 5 Per minute, Burst 5): a person who mistypes is not
+	// stopped, and signing in and out all day never is, while a
+	// password-guessing script gets 300 guesses an hour per address and
+	// account instead of thousands a second.
+	LoginLimit middleware.Limit
+
+	// LoginLimitStore keeps Throttle's buckets: the catalogue's rate-limit
+	// stores (middleware.Store). Nil means a middleware.MemoryStore of its
+	// own. Give a shared store (middleware/redisstore) when several
+	// instances serve the sign-in form, so that failures count together.
+	LoginLimitStore middleware.Store
+
+	// LoginField is the form field naming the account in sign-in posts;
+	// "" means DefaultLoginField ("email").
+	LoginField string
+}
+
+// Auth signs users in and out on top of Sessions and gives handlers the
+// current user, loaded once per request. Make one with NewAuth and install
+// it with Attach (or its Middleware) after the Sessions.
+type Auth[U any] struct {
+	load      func(context.Context, string) (U, error)
+	loginPath string
+	nextParam string
+	field     string
+	throttle  *loginThrottle
+	slot      plinth.Key[userSlot[U]]
+	ref       authRef
+}
+
+// userSlot is the request's user, once loaded.
+type userSlot[U any] struct {
+	user U
+	ok   bool
+	err  error
+}
+
+// authRef lets CurrentUser find the request's Auth without its type.
+type authRef struct {
+	current func(c *plinth.Ctx) any
+}
+
+var authKey = plinth.NewKey[authRef]("web.auth")
+
+// signedInKey marks a request whose handler called Login, for Throttle.
+var signedInKey = plinth.NewKey[bool]("web.signed-in")
+
+var signedIn = true
+
+// NewAuth returns an Auth configured by cfg. It panics without LoadUser or
+// with a bad LoginLimit (the program's mistakes).
+func NewAuth[U any](cfg AuthConfig[U]) *Auth[U] {
+	if cfg.LoadUser == nil {
+		panic("web: AuthConfig.LoadUser is required")
+	}
+	a := &Auth[U]{load: cfg.LoadUser, loginPath: cfg.LoginPath, nextParam: cfg.NextParam, field: cfg.LoginField,
+		slot: plinth.NewKey[userSlot[U]]("web.user")}
+	if a.loginPath == "" {
+		a.loginPath = DefaultLoginPath
+	}
+	if a.field == "" {
+		a.field = DefaultLoginField
+	}
+	a.throttle = newLoginThrottle(cfg.LoginLimit, cfg.LoginLimitStore, a.field)
+	a.ref.current = func(c *plinth.Ctx) any {
+		u, ok, _ := a.User(c)
+		if !ok {
+			return nil
+		}
+		return u
+	}
+	return a
+}
+
+// Attach installs the Auth's Middleware on every route of app.
+func (a *Auth[U]) Attach(app *plinth.App) { app.Use(a.Middleware()) }
+
+// Middleware makes the Auth reachable from templates ({{ user }}) and
+// CurrentUser. It costs one pointer kept on the Ctx; nothing is loaded until
+// asked for.
+func (a *Auth[U]) Middleware() plinth.Middleware {
+	return func(next plinth.HandlerFunc) plinth.HandlerFunc {
+		return func(c *plinth.Ctx) error {
+			authKey.Set(c, &a.ref)
+			return next(c)
+		}
+	}
+}
+
+// Login signs the user with ID id in: the session is renewed (a new ID, the
+// old one deleted: session fixation), then the ID is stored. The session's
+// values stay, its CSRF secret among them, so that a form opened before
+// signing in (in another tab) still posts: the secret only ever reached
+// this browser, over pages of this site. Check the password first
+// (CheckPassword).
+func (a *Auth[U]) Login(c *plinth.Ctx, id string) error {
+	sess, err := SessionOf(c)
+	if err != nil {
+		return err
+	}
+	sess.Renew()
+	sess.Put(userIDKey, id)
+	a.slot.Set(c, nil)
+	signedInKey.Set(c, &signedIn)
+	return nil
+}
+
+// Logout signs the request's user out by destroying the session: its ID is
+// deleted from the store and its cookie expired, so the old cookie signs
+// nobody in any more.
+func (a *Auth[U]) Logout(c *plinth.Ctx) error {
+	sess, err := SessionOf(c)
+	if err != nil {
+		return err
+	}
+	sess.Destroy()
+	a.slot.Set(c, &userSlot[U]{})
+	return nil
+}
+
+// UserID returns the signed-in user's ID from the session, without loading
+// the user.
+func (a *Auth[U]) UserID(c *plinth.Ctx) (string, bool, error) {
+	sess, err := SessionOf(c)
+	if err != nil {
+		return "", false, err
+	}
+	id, ok := Get[string](sess, userIDKey)
+	return id, ok && id != "", nil
+}
+
+// User returns the signed-in user, loading it with LoadUser at the first
+// call of the request; ok is false when nobody is signed in.
+func (a *Auth[U]) User(c *plinth.Ctx) (user U, ok bool, err error) {
+	if s := a.slot.Get(c); s != nil {
+		return s.user, s.ok, s.err
+	}
+	s := &userSlot[U]{}
+	id, signedIn, err := a.UserID(c)
+	switch {
+	case err != nil:
+		s.err = err
+	case signedIn:
+		u, lerr := a.load(c.Context(), id)
+		switch {
+		case errors.Is(lerr, ErrNoUser):
+			if sess, _ := SessionOf(c); sess != nil {
+				sess.Delete(userIDKey)
+			}
+		case lerr != nil:
+			s.err = lerr
+		default:
+			s.user, s.ok = u, true
+		}
+	}
+	a.slot.Set(c, s)
+	return s.user, s.ok, s.err
+}
+
+// RequireUser lets only signed-in users through. Others get a 303 redirect
+// to LoginPath (with the page asked for in NextParam, when set) when the
+// request prefers HTML (a browser), and a 401 problem otherwise (an API
+// client).
+func (a *Auth[U]) RequireUser() plinth.Middleware {
+	return func(next plinth.HandlerFunc) plinth.HandlerFunc {
+		return func(c *plinth.Ctx) error {
+			_, ok, err := a.User(c)
+			if err != nil {
+				return err
+			}
+			if ok {
+				return next(c)
+			}
+			r := c.RawRequest()
+			if PrefersHTML(r) {
+				target := a.loginPath
+				if a.nextParam != "" && r.Method == http.MethodGet {
+					target += "?" + a.nextParam + "=" + url.QueryEscape(r.URL.RequestURI())
+				}
+				return c.Redirect(http.StatusSeeOther, target)
+			}
+			return plinth.Unauthorized("sign in first")
+		}
+	}
+}
+
+// Throttle slows password guessing: install it on the route that receives
+// the sign-in form. A request whose handler does not call Login is a failed
+// attempt and takes a token from the bucket of its client address and
+// account (AuthConfig.LoginLimit, in the catalogue's rate-limit Store);
+// once a failure finds the bucket empty, attempts for that address and
+// account get a 429 problem with Retry-After, without their password being
+// checked, until a token is back. Successful sign-ins cost nothing.
+func (a *Auth[U]) Throttle() plinth.Middleware { return a.throttle.middleware }
+
+// CurrentUser returns the signed-in user of the Auth installed on the
+// request (its Middleware or Attach), or nil when nobody is signed in or no
+// Auth is installed. {{ user }} in templates calls it; handlers use the
+// typed Auth.User.
+func CurrentUser(c *plinth.Ctx) any {
+	if ref := authKey.Get(c); ref != nil {
+		return ref.current(c)
+	}
+	return nil
+}
+
+// SafeNext returns next when it is a path on this site ("/account?tab=1"),
+// and fallback otherwise (an absolute URL, "//evil.example", a backslash
+// trick): the check for the parameter RequireUser adds (NextParam), before
+// redirecting there after sign-in (open redirects).
+func SafeNext(next, fallback string) string {
+	if !isSitePath(next) {
+		return fallback
+	}
+	return next
+}

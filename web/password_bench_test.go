@@ -1,0 +1,17 @@
+package web_test
+
+import (
+	"testing"
+
+	"github.com/plinth-go/plinth/web"
+)
+
+// BenchmarkHashPassword measures the default argon2id parameters' cost per
+// hash, the figure docs/web.md quotes.
+func BenchmarkHashPassword(b *testing.B) {
+	for b.Loop() {
+		if _, err := web.HashPassword("correct horse battery staple"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

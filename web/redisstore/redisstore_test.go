@@ -1,0 +1,276 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plinth-go/plinth/web"
+	"github.com/plinth-go/plinth/web/redisstore"
+	"github.com/plinth-go/plinth/web/storetest"
+	"github.com/redis/go-redis/v9"
+)
+
+// redisEnv names the variable that enables the tests against Redis: the URL
+// of a server where the tests may write keys under plinth:test: prefixes
+// (they delete them afterwards).
+const redisEnv = "PLINTH_TEST_REDIS"
+
+// needRedis returns the server's URL or skips t.
+func needRedis(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv(redisEnv)
+	if u == "" {
+		t.Skipf("set %s to a Redis URL (redis://127.0.0.1:6379/0) to run this test", redisEnv)
+	}
+	return u
+}
+
+// newClient returns a client of the test server, closed after t.
+func newClient(t testing.TB) *redis.Client {
+	t.Helper()
+	opts, err := redis.ParseURL(needRedis(t))
+	if err != nil {
+		t.Fatalf("%s: %v", redisEnv, err)
+	}
+	opts.ContextTimeoutEnabled = true
+	c := redis.NewClient(opts)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// testPrefix returns a key prefix of its own, whose keys are deleted after
+// t, so that parallel test runs on one Redis do not meet.
+func testPrefix(t testing.TB, c *redis.Client) string {
+	t.Helper()
+	prefix := "plinth:test:session:" + storetest.NewID()[:12] + ":"
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+		var keys []string
+		for iter.Next(ctx) {
+			keys = append(keys, iter.Val())
+		}
+		if err := iter.Err(); err != nil {
+			t.Errorf("cleaning up %s*: %v", prefix, err)
+			return
+		}
+		if len(keys) > 0 {
+			if err := c.Del(ctx, keys...).Err(); err != nil {
+				t.Errorf("cleaning up %s*: %v", prefix, err)
+			}
+		}
+	})
+	return prefix
+}
+
+// newStore returns a Store with a prefix of its own on the test server.
+func newStore(t testing.TB) (*redisstore.Store, *redis.Client, string) {
+	t.Helper()
+	c := newClient(t)
+	prefix := testPrefix(t, c)
+	return redisstore.New(c, redisstore.Config{Prefix: prefix}), c, prefix
+}
+
+func TestConformance(t *testing.T) {
+	needRedis(t)
+	storetest.Run(t, func(t *testing.T) web.Store {
+		s, _, _ := newStore(t)
+		return s
+	})
+}
+
+// TestOpenConformance runs the suite on stores made by Open, with the
+// client options Open sets, under DefaultPrefix; the IDs are random, and the
+// keys the suite saved are deleted after it.
+func TestOpenConformance(t *testing.T) {
+	u := needRedis(t)
+	storetest.Run(t, func(t *testing.T) web.Store {
+		s, err := redisstore.Open(t.Context(), u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := &tracked{Store: s, ids: map[string]bool{}}
+		t.Cleanup(func() {
+			for id := range tr.ids {
+				if err := s.Delete(context.Background(), id); err != nil {
+					t.Error(err)
+				}
+			}
+			if err := s.(*redisstore.Store).Close(); err != nil {
+				t.Error(err)
+			}
+		})
+		return tr
+	})
+}
+
+// tracked is a web.Store that remembers the IDs saved through it.
+type tracked struct {
+	web.Store
+	mu  sync.Mutex
+	ids map[string]bool
+}
+
+func (s *tracked) Save(ctx context.Context, id string, data []byte, expiry time.Time) error {
+	s.mu.Lock()
+	s.ids[id] = true
+	s.mu.Unlock()
+	return s.Store.Save(ctx, id, data, expiry)
+}
+
+// TestKeyAndTTL checks where Save writes and that the session's expiry is
+// the key's TTL.
+func TestKeyAndTTL(t *testing.T) {
+	s, c, prefix := newStore(t)
+	ctx := t.Context()
+	id := storetest.NewID()
+	const ahead = 10 * time.Minute
+	if err := s.Save(ctx, id, []byte("data"), time.Now().Add(ahead)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Get(ctx, prefix+id).Result()
+	if err != nil || got != "data" {
+		t.Fatalf("GET %s%s = %q, %v; want \"data\"", prefix, id, got, err)
+	}
+	ttl, err := c.PTTL(ctx, prefix+id).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ttl <= 0 || ttl > ahead {
+		t.Errorf("PTTL = %v, want in (0, %v]", ttl, ahead)
+	}
+
+	// A Save with a past expiry deletes the key at once, rather than
+	// leaving it to expire.
+	if err := s.Save(ctx, id, []byte("data"), time.Now().Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Exists(ctx, prefix+id).Result(); err != nil || n != 0 {
+		t.Errorf("EXISTS after a Save with a past expiry = %d, %v; want 0", n, err)
+	}
+
+	// An expiry less than a millisecond ahead still sets a TTL (rounded up
+	// to 1 ms), never a key without one.
+	if err := s.Save(ctx, id, []byte("data"), time.Now().Add(500*time.Microsecond)); err != nil {
+		t.Fatal(err)
+	}
+	if ttl, err := c.PTTL(ctx, prefix+id).Result(); err != nil || ttl == -1 {
+		t.Errorf("PTTL after a Save 0.5 ms ahead = %v, %v; want a TTL or no key", ttl, err)
+	}
+}
+
+func TestDefaultPrefix(t *testing.T) {
+	c := newClient(t)
+	s := redisstore.New(c, redisstore.Config{})
+	ctx := t.Context()
+	id := storetest.NewID()
+	if err := s.Save(ctx, id, []byte("x"), time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Del(context.Background(), redisstore.DefaultPrefix+id)
+	if n, err := c.Exists(ctx, "plinth:session:"+id).Result(); err != nil || n != 1 {
+		t.Errorf("EXISTS plinth:session:%s = %d, %v; want 1", id, n, err)
+	}
+}
+
+// TestUnreachable checks a store whose Redis does not answer (a closed
+// port): Open succeeds (a Redis briefly down at startup must not stop the
+// application), Ping fails with an error naming the address, and Load and
+// Save fail instead of answering "no session".
+func TestUnreachable(t *testing.T) {
+	s, err := redisstore.Open(t.Context(), "redis://127.0.0.1:1/0?max_retries=-1")
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.(*redisstore.Store).Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+
+	start := time.Now()
+	err = s.Ping(ctx)
+	t.Logf("Ping of a closed port: %v after %v", err, time.Since(start).Round(time.Microsecond))
+	if err == nil {
+		t.Fatal("Ping of a closed port: nil error")
+	}
+	for _, want := range []string{"redisstore: ping", "127.0.0.1:1", "refused"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Ping error %q does not contain %q", err, want)
+		}
+	}
+	if data, err := s.Load(ctx, storetest.NewID()); err == nil {
+		t.Errorf("Load of an unreachable store = %q, nil; want an error", data)
+	}
+	if err := s.Save(ctx, storetest.NewID(), []byte("x"), time.Now().Add(time.Minute)); err == nil {
+		t.Error("Save to an unreachable store: nil error")
+	}
+	if err := s.Delete(ctx, storetest.NewID()); err == nil {
+		t.Error("Delete on an unreachable store: nil error")
+	}
+}
+
+func TestOpenBadURL(t *testing.T) {
+	for _, u := range []string{
+		"",
+		"http://127.0.0.1:6379",
+		"redis://127.0.0.1:notaport",
+		"redis://127.0.0.1:6379/notadb",
+		"redis://127.0.0.1:6379/0?nosuchoption=1",
+		"redis://127.0.0.1:6379/0?dial_timeout=soon",
+	} {
+		s, err := redisstore.Open(context.Background(), u)
+		if err == nil {
+			s.(*redisstore.Store).Close()
+			t.Errorf("Open(%q): nil error", u)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), "redisstore: ") {
+			t.Errorf("Open(%q): error %q, want it to start with \"redisstore: \"", u, err)
+		}
+	}
+}
+
+// TestClose checks that Close closes the client Open made, once, and leaves
+// alone a client given to New.
+func TestClose(t *testing.T) {
+	u := needRedis(t)
+	s, err := redisstore.Open(t.Context(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := s.(*redisstore.Store)
+	if err := st.Ping(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if err := st.Ping(t.Context()); !errors.Is(err, redis.ErrClosed) {
+		t.Errorf("Ping after Close: %v, want %v", err, redis.ErrClosed)
+	}
+
+	c := newClient(t)
+	if err := redisstore.New(c, redisstore.Config{}).Close(); err != nil {
+		t.Fatalf("Close of a Store made by New: %v", err)
+	}
+	if err := c.Ping(t.Context()).Err(); err != nil {
+		t.Errorf("the client given to New after the Store's Close: %v, want it open", err)
+	}
+}
+
+func TestNewNilClient(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "client is nil") {
+			t.Errorf("New(nil): recovered %v, want a panic saying the client is nil", r)
+		}
+	}()
+	redisstore.New(nil, redisstore.Config{})
+}

@@ -1,0 +1,296 @@
+package web
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// The defaults of SessionsConfig.
+const (
+	// DefaultCookieName is the session cookie's name; on secure requests it
+	// carries the __Host- prefix (see SessionsConfig.CookieName).
+	DefaultCookieName = "session"
+
+	// DefaultIdleTimeout ends a session nobody used for two hours, the
+	// lifetime Laravel gives its sessions: long enough for a working
+	// afternoon with a meeting in it, short enough that a forgotten tab on
+	// a shared computer does not stay signed in.
+	DefaultIdleTimeout = 2 * time.Hour
+
+	// DefaultLifetime ends every session a day after it began, however
+	// busy, as scs does: a stolen session ID is worth a day at most.
+	DefaultLifetime = 24 * time.Hour
+)
+
+// SessionsConfig configures NewSessions. Its zero value is a working
+// configuration: sessions in a MemoryStore (or the store PLINTH_SESSION_STORE
+// names), a cookie named "session" (__Host-session on HTTPS), HttpOnly,
+// SameSite=Lax, two hours idle and a day at most.
+type SessionsConfig struct {
+	// Store keeps the sessions. Nil means the store StoreURL names.
+	Store Store
+
+	// StoreURL names the store when Store is nil: "memory" (a MemoryStore
+	// with DefaultMemoryStoreMaxSessions), "cookie" (a CookieStore with
+	// Keys), or a URL whose scheme has an entry in Openers, such as
+	// "redis://127.0.0.1:6379/0" or "postgres://user@host/db". "" means
+	// "memory". PLINTH_SESSION_STORE overrides it (and Store), so that one
+	// build runs with a memory store on a laptop and with Redis in
+	// production.
+	StoreURL string
+
+	// Openers open the stores of URL schemes for StoreURL and
+	// PLINTH_SESSION_STORE, such as {"redis": redisstore.Open, "postgres":
+	// pgstore.Open}. The stores with third-party clients are modules of
+	// their own; an application lists those it links.
+	Openers map[string]OpenStore
+
+	// Keys seal the cookie store's cookies when StoreURL (or
+	// PLINTH_SESSION_STORE) is "cookie": 32 bytes each; the first seals and
+	// every key opens, so that a new key is put first and the old one
+	// removed once the sessions it sealed have expired.
+	// PLINTH_SESSION_KEYS (comma-separated, base64) overrides it.
+	Keys [][]byte
+
+	// CookieName is the session cookie's name; "" means DefaultCookieName.
+	// On a secure request (Ctx.Secure: TLS, or a trusted proxy saying so)
+	// the name gets the __Host- prefix, which the browser accepts only from
+	// HTTPS, with Path=/ and no Domain, so that a sibling subdomain or a
+	// plain-HTTP page cannot plant or overwrite the cookie (__Secure- when
+	// Domain is set, which __Host- forbids).
+	CookieName string
+
+	// Domain is the cookie's Domain attribute; "" (the default) means the
+	// host that set it and no other, which is what a session should be.
+	Domain string
+
+	// SameSite is the cookie's SameSite attribute; 0 means Lax: the cookie
+	// goes with top-level navigations from other sites (a link to your page
+	// arrives signed in) but not with their cross-site form posts or
+	// requests.
+	SameSite http.SameSite
+
+	// IdleTimeout ends a session not used for this long; 0 means
+	// DefaultIdleTimeout (2h), a negative value no idle limit.
+	// PLINTH_SESSION_IDLE_TIMEOUT overrides it. A request that only reads
+	// its session saves it again (to move the idle deadline) at most once
+	// per IdleTimeout/20 (six minutes by default), not at every request.
+	IdleTimeout time.Duration
+
+	// Lifetime ends a session this long after it began, however busy; 0
+	// means DefaultLifetime (24h). PLINTH_SESSION_LIFETIME overrides it.
+	Lifetime time.Duration
+
+	// BrowserSession makes the cookie last until the browser closes (no
+	// Max-Age). By default it carries Max-Age up to the session's end.
+	BrowserSession bool
+
+	// Logger receives store failures and commits that cannot happen (a
+	// session changed after the response started). Nil means
+	// slog.Default().
+	Logger *slog.Logger
+
+	// Clock returns the current time; nil means time.Now. Tests inject a
+	// fake.
+	Clock func() time.Time
+}
+
+// sessionSettings is a SessionsConfig resolved: defaults filled in,
+// environment applied, store opened.
+type sessionSettings struct {
+	store      Store
+	cookie     *CookieStore // set when the sessions live in the cookie
+	name       string
+	secureName string
+	domain     string
+	sameSite   http.SameSite
+	idle       time.Duration // 0: none
+	lifetime   time.Duration
+	touchEvery time.Duration
+	browser    bool
+	log        *slog.Logger
+	now        func() time.Time
+	openedURL  string
+}
+
+// resolve fills in cfg's defaults and applies the PLINTH_SESSION_*
+// variables read through lookup, reporting every bad value in one error.
+func (cfg SessionsConfig) resolve(lookup func(string) (string, bool)) (sessionSettings, error) {
+	var errs []error
+	s := sessionSettings{
+		name: cfg.CookieName, domain: cfg.Domain, sameSite: cfg.SameSite,
+		idle: cfg.IdleTimeout, lifetime: cfg.Lifetime, browser: cfg.BrowserSession,
+		log: cfg.Logger, now: cfg.Clock,
+	}
+	if s.name == "" {
+		s.name = DefaultCookieName
+	}
+	if !validCookieName(s.name) {
+		errs = append(errs, fmt.Errorf("web: SessionsConfig.CookieName %q is not a valid cookie name", s.name))
+	}
+	if s.domain == "" {
+		s.secureName = "__Host-" + s.name
+	} else {
+		s.secureName = "__Secure-" + s.name
+	}
+	if s.sameSite == 0 || s.sameSite == http.SameSiteDefaultMode {
+		s.sameSite = http.SameSiteLaxMode
+	}
+	if v, ok := lookup("PLINTH_SESSION_IDLE_TIMEOUT"); ok && v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("web: PLINTH_SESSION_IDLE_TIMEOUT=%q: not a duration (like 30m)", v))
+		} else if d == 0 {
+			d = -1 // "0" switches the idle limit off, as 0 does for other PLINTH_ durations
+		}
+		s.idle = d
+	}
+	if v, ok := lookup("PLINTH_SESSION_LIFETIME"); ok && v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("web: PLINTH_SESSION_LIFETIME=%q: not a positive duration (like 24h)", v))
+		}
+		s.lifetime = d
+	}
+	switch {
+	case s.idle == 0:
+		s.idle = DefaultIdleTimeout
+	case s.idle < 0:
+		s.idle = 0
+	}
+	if s.lifetime == 0 {
+		s.lifetime = DefaultLifetime
+	}
+	if s.lifetime < 0 {
+		errs = append(errs, fmt.Errorf("web: SessionsConfig.Lifetime %v is negative", s.lifetime))
+	}
+	s.touchEvery = s.lifetime / 20
+	if s.idle > 0 {
+		s.touchEvery = s.idle / 20
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+
+	keys := cfg.Keys
+	if v, ok := lookup("PLINTH_SESSION_KEYS"); ok && v != "" {
+		keys = nil
+		for i, part := range strings.Split(v, ",") {
+			k, err := decodeKey(strings.TrimSpace(part))
+			if err != nil {
+				errs = append(errs, fmt.Errorf("web: PLINTH_SESSION_KEYS: key %d: %v", i+1, err))
+				continue
+			}
+			keys = append(keys, k)
+		}
+	}
+	url, fromEnv := cfg.StoreURL, false
+	if v, ok := lookup("PLINTH_SESSION_STORE"); ok && v != "" {
+		url, fromEnv = v, true
+	}
+	if len(errs) > 0 {
+		return s, errors.Join(errs...)
+	}
+	if cfg.Store != nil && !fromEnv {
+		s.store = cfg.Store
+	} else {
+		st, err := openStore(url, cfg.Openers, keys, fromEnv)
+		if err != nil {
+			return s, err
+		}
+		s.store, s.openedURL = st, url
+	}
+	if cs, ok := s.store.(*CookieStore); ok {
+		s.cookie = cs
+	}
+	return s, nil
+}
+
+// openStore opens the store a URL names.
+func openStore(url string, openers map[string]OpenStore, keys [][]byte, fromEnv bool) (Store, error) {
+	where := "SessionsConfig.StoreURL"
+	if fromEnv {
+		where = "PLINTH_SESSION_STORE"
+	}
+	switch url {
+	case "", "memory":
+		return NewMemoryStore(MemoryStoreConfig{}), nil
+	case "cookie":
+		if len(keys) == 0 {
+			return nil, fmt.Errorf("web: %s=cookie needs keys: set PLINTH_SESSION_KEYS (comma-separated base64 of 32 random bytes each, e.g. from `openssl rand -base64 32`) or SessionsConfig.Keys", where)
+		}
+		for i, k := range keys {
+			if len(k) != CookieKeySize {
+				return nil, fmt.Errorf("web: cookie store key %d is %d bytes, want %d", i+1, len(k), CookieKeySize)
+			}
+		}
+		return NewCookieStore(CookieStoreConfig{Keys: keys}), nil
+	}
+	scheme, _, ok := strings.Cut(url, "://")
+	if !ok {
+		return nil, fmt.Errorf("web: %s=%q: want memory, cookie or a URL such as redis://host:6379/0 or postgres://user@host/db", where, redactURL(url))
+	}
+	open := openers[strings.ToLower(scheme)]
+	if open == nil {
+		return nil, fmt.Errorf("web: %s=%q: no store opener for %q URLs; add it to SessionsConfig.Openers (redis: github.com/plinth-go/plinth/web/redisstore.Open, postgres: github.com/plinth-go/plinth/web/pgstore.Open)", where, redactURL(url), scheme)
+	}
+	st, err := open(context.Background(), url)
+	if err != nil {
+		return nil, fmt.Errorf("web: %s=%q: %w", where, redactURL(url), err)
+	}
+	return st, nil
+}
+
+// redactURL hides a password in a URL for error messages.
+func redactURL(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return u
+	}
+	at := strings.LastIndexByte(rest, '@')
+	if at < 0 {
+		return u
+	}
+	if user, _, hasPass := strings.Cut(rest[:at], ":"); hasPass {
+		return scheme + "://" + user + ":xxxxx" + rest[at:]
+	}
+	return u
+}
+
+// decodeKey reads a base64 key (standard or URL alphabet, padded or not).
+func decodeKey(s string) ([]byte, error) {
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if k, err := enc.DecodeString(s); err == nil {
+			if len(k) != CookieKeySize {
+				return nil, fmt.Errorf("%d bytes, want %d", len(k), CookieKeySize)
+			}
+			return k, nil
+		}
+	}
+	return nil, errors.New("not base64")
+}
+
+func validCookieName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b <= ' ' || b >= 0x7f || strings.IndexByte("()<>@,;:\\\"/[]?={}", b) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func envLookup(name string) (string, bool) { return os.LookupEnv(name) }
