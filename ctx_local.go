@@ -35,13 +35,8 @@ func (k Key[T]) Name() string {
 // Get returns the request's value for k, or nil when none was set. It
 // allocates nothing.
 func (k Key[T]) Get(c *Ctx) *T {
-	for i := range c.locals {
-		if c.locals[i].id == k.id {
-			v, _ := c.locals[i].v.(*T)
-			return v
-		}
-	}
-	return nil
+	v, _ := c.getLocal(k.id).(*T)
+	return v
 }
 
 // Set sets the request's value for k (nil removes it). It allocates nothing
@@ -51,8 +46,27 @@ func (k Key[T]) Set(c *Ctx, v *T) {
 	if k.id == nil {
 		panic("plinth: Set on a zero Key; make Keys with NewKey")
 	}
+	if v == nil {
+		c.setLocal(k.id, nil)
+		return
+	}
+	c.setLocal(k.id, v)
+}
+
+// getLocal returns the value kept under id, nil for none.
+func (c *Ctx) getLocal(id *keyID) any {
 	for i := range c.locals {
-		if c.locals[i].id == k.id {
+		if c.locals[i].id == id {
+			return c.locals[i].v
+		}
+	}
+	return nil
+}
+
+// setLocal keeps v under id; a nil v removes the value.
+func (c *Ctx) setLocal(id *keyID, v any) {
+	for i := range c.locals {
+		if c.locals[i].id == id {
 			if v == nil {
 				last := len(c.locals) - 1
 				c.locals[i] = c.locals[last]
@@ -65,6 +79,6 @@ func (k Key[T]) Set(c *Ctx, v *T) {
 		}
 	}
 	if v != nil {
-		c.locals = append(c.locals, localValue{id: k.id, v: v})
+		c.locals = append(c.locals, localValue{id: id, v: v})
 	}
 }

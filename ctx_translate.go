@@ -29,34 +29,18 @@ var translatorID = &keyID{name: "plinth.Translator"}
 // SetTranslator installs t as the request's Translator, for T and Language;
 // nil removes it. It allocates nothing when t is a pointer.
 func (c *Ctx) SetTranslator(t Translator) {
-	for i := range c.locals {
-		if c.locals[i].id == translatorID {
-			if t == nil {
-				last := len(c.locals) - 1
-				c.locals[i] = c.locals[last]
-				c.locals[last] = localValue{}
-				c.locals = c.locals[:last]
-				return
-			}
-			c.locals[i].v = t
-			return
-		}
+	if t == nil {
+		c.setLocal(translatorID, nil)
+		return
 	}
-	if t != nil {
-		c.locals = append(c.locals, localValue{id: translatorID, v: t})
-	}
+	c.setLocal(translatorID, t)
 }
 
 // Translator returns the request's Translator, or nil when no middleware
 // installed one.
 func (c *Ctx) Translator() Translator {
-	for i := range c.locals {
-		if c.locals[i].id == translatorID {
-			t, _ := c.locals[i].v.(Translator)
-			return t
-		}
-	}
-	return nil
+	t, _ := c.getLocal(translatorID).(Translator)
+	return t
 }
 
 // T returns the message for key in the request's language, formatted with

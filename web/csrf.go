@@ -74,6 +74,7 @@ func CSRF(cfg CSRFConfig) plinth.Middleware {
 	if header == "" {
 		header = DefaultCSRFHeader
 	}
+	header = http.CanonicalHeaderKey(header) // once, not per request
 	return func(next plinth.HandlerFunc) plinth.HandlerFunc {
 		return func(c *plinth.Ctx) error {
 			r := c.RawRequest()
@@ -90,7 +91,10 @@ func CSRF(cfg CSRFConfig) plinth.Middleware {
 			if !hasSessionCookie(c) {
 				return next(c)
 			}
-			token := r.Header.Get(header)
+			var token string
+			if v := r.Header[header]; len(v) > 0 {
+				token = v[0]
+			}
 			if token == "" {
 				token = c.Request().PostFormValue(field)
 			}

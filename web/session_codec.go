@@ -316,6 +316,12 @@ func decodeDirect[T any](kind byte, p []byte) (out T, ok, done bool) {
 		}
 		v := string(p)
 		return *(*T)(unsafe.Pointer(&v)), true, true
+	case []byte:
+		if kind != kindBytes {
+			return out, false, true
+		}
+		v := append([]byte(nil), p...)
+		return *(*T)(unsafe.Pointer(&v)), true, true
 	case bool:
 		if kind != kindBool {
 			return out, false, true

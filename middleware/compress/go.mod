@@ -10,7 +10,4 @@ require (
 	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
 )
 
-require (
-	golang.org/x/net v0.62.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
-)
+require golang.org/x/net v0.62.0 // indirect

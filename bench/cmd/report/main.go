@@ -14,6 +14,8 @@
 //	tfb-<date>.md          the TechEmpower tests against go-std, fiber and gin (tfb/run.sh)
 //	pool-modes-<date>.md   the TFB server's database pool modes (tfb/run-pool-modes.sh)
 //	modules-<date>.txt     the module package per request and at startup (go test -bench Module)
+//	web-sessions-<date>.txt    sessions and CSRF against scs, gorilla and nosurf (run-web-sessions.sh)
+//	compile-<date>.md      build time, vet, binary size and modules of the minimal and api apps (compile/run.sh)
 //
 // Each table says the command that produced its file. Usage, from bench/:
 //
@@ -70,7 +72,7 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|tfb|pool-modes)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
+var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|web-sessions|tfb|pool-modes|compile)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
 
 // latest returns the newest file of a kind and extension, "" when none.
 func latest(dir, kind, ext string) (string, error) {
@@ -109,7 +111,7 @@ Caveats, for every table below:
   middleware and the handler only.
 
 `)
-	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON, modules, fullStack, httpSection("http-fullstack", false), copied("tfb", "TechEmpower benchmark", "cd bench/tfb && ./run.sh"), copied("pool-modes", "Plinth TFB server: pool modes", "cd bench/tfb && ./run-pool-modes.sh")}
+	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON, modules, webSessions, fullStack, httpSection("http-fullstack", false), copied("tfb", "TechEmpower benchmark", "cd bench/tfb && ./run.sh"), copied("pool-modes", "Plinth TFB server: pool modes", "cd bench/tfb && ./run-pool-modes.sh"), compile}
 	for _, s := range sections {
 		if err := s(w, dir); err != nil {
 			return err
@@ -373,6 +375,26 @@ func copied(kind, title, command string) func(io.Writer, string) error {
 		fmt.Fprintf(w, "## %s\n\nFrom `%s`.\n\n%s\n\n", firstLine(body), filepath.Base(file), afterFirstLine(body))
 		return nil
 	}
+}
+
+// compile copies the newest compile-*.md (bench/cmd/compile-bench) up to
+// its figures of every run, which stay in the file.
+func compile(w io.Writer, dir string) error {
+	file, err := latest(dir, "compile", "md")
+	if err != nil || file == "" {
+		fmt.Fprintf(w, "## Build time and binary size\n\nNo results yet: run `bench/compile/run.sh`.\n\n")
+		return err
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	body := strings.TrimPrefix(strings.TrimSpace(string(raw)), "# ")
+	if i := strings.Index(body, "\n## Every run"); i >= 0 {
+		body = strings.TrimSpace(body[:i])
+	}
+	fmt.Fprintf(w, "## %s\n\nFrom `%s` (every run's figures are in the file).\n\n%s\n\n", firstLine(body), filepath.Base(file), afterFirstLine(body))
+	return nil
 }
 
 // fullStack summarises the newest fullstack-*.txt.

@@ -1,0 +1,3 @@
+module example.com/std-minimal
+
+go 1.26.0
