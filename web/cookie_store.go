@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"strconv"
 	"time"
 
 	"golang.org/x/crypto/chacha20poly1305"
@@ -54,33 +55,11 @@ func NewCookieStore(cfg CookieStoreConfig) *CookieStore {
 	for i, k := range cfg.Keys {
 		a, err := chacha20poly1305.NewX(k)
 		if err != nil {
-			panic("web: CookieStoreConfig.Keys[" + itoa(i) + "]: want " + itoa(CookieKeySize) + " bytes, got " + itoa(len(k)))
+			panic("web: CookieStoreConfig.Keys[" + strconv.Itoa(i) + "]: want " + strconv.Itoa(CookieKeySize) + " bytes, got " + strconv.Itoa(len(k)))
 		}
 		s.aeads = append(s.aeads, a)
 	}
 	return s
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }
 
 var errCookieOpen = errors.New("web: session cookie does not open")

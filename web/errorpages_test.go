@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -82,8 +83,8 @@ func TestErrorPagesBuiltIn(t *testing.T) {
 				continue
 			}
 			want := []string{
-				"<!DOCTYPE html>", "<title>" + itoa(tc.status) + " " + tc.title + "</title>",
-				"Error " + itoa(tc.status), "<h1>" + tc.title + "</h1>", "Request ID: <code>req-42</code>",
+				"<!DOCTYPE html>", "<title>" + strconv.Itoa(tc.status) + " " + tc.title + "</title>",
+				"Error " + strconv.Itoa(tc.status), "<h1>" + tc.title + "</h1>", "Request ID: <code>req-42</code>",
 			}
 			if tc.detail != "" {
 				want = append(want, "<p>"+strings.ReplaceAll(strings.ReplaceAll(tc.detail, `"`, "&#34;"), "<x>", "&lt;x&gt;")+"</p>")
@@ -196,9 +197,4 @@ func TestErrorPagesJSONAllocations(t *testing.T) {
 	if without, with := measure(false), measure(true); with != without {
 		t.Errorf("404 as JSON: %v allocs with error pages, %v without", with, without)
 	}
-}
-
-func itoa(n int) string {
-	const digits = "0123456789"
-	return string([]byte{digits[n/100], digits[n/10%10], digits[n%10]})
 }

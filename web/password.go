@@ -27,8 +27,8 @@ type PasswordParams struct {
 // recommendation for argon2id (m=19 MiB, t=2, p=1): one core and 19 MiB per
 // hash keeps a burst of sign-ins from exhausting memory (a hundred at once
 // need 1.9 GiB) while costing an attacker with GPUs about as much per guess
-// as the other recommended settings. Measured on the development machine
-// (docs/web.md, "Passwords"): about 25 ms per hash.
+// as the other recommended settings. The time per hash is measured in
+// docs/web.md ("Authentication", with its command).
 const (
 	DefaultPasswordMemory  = 19 * 1024
 	DefaultPasswordTime    = 2

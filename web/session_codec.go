@@ -249,14 +249,14 @@ func convert[T any](v any) (out T, ok bool) {
 func convertNumber[T any](v any) (out T, ok bool) {
 	var i int64
 	var u uint64
-	var isInt, isUint bool
+	var isUint bool
 	switch n := v.(type) {
 	case int64:
-		i, isInt = n, true
+		i = n
 	case int:
-		i, isInt = int64(n), true
+		i = int64(n)
 	case int32:
-		i, isInt = int64(n), true
+		i = int64(n)
 	case uint64:
 		u, isUint = n, true
 	case uint:
@@ -299,7 +299,6 @@ func convertNumber[T any](v any) (out T, ok bool) {
 		*p = float64(i)
 		return out, true
 	}
-	_ = isInt
 	return out, false
 }
 

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/plinth-go/plinth"
@@ -281,12 +282,12 @@ func requestCookie(r *http.Request, name string) (string, bool) {
 	for _, line := range r.Header["Cookie"] {
 		for len(line) > 0 {
 			var part string
-			if i := indexByte(line, ';'); i >= 0 {
+			if i := strings.IndexByte(line, ';'); i >= 0 {
 				part, line = line[:i], line[i+1:]
 			} else {
 				part, line = line, ""
 			}
-			part = trimSpace(part)
+			part = strings.TrimSpace(part)
 			if len(part) <= len(name) || part[len(name)] != '=' || part[:len(name)] != name {
 				continue
 			}
@@ -298,23 +299,4 @@ func requestCookie(r *http.Request, name string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func indexByte(s string, c byte) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			return i
-		}
-	}
-	return -1
-}
-
-func trimSpace(s string) string {
-	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
 }
