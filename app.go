@@ -53,9 +53,9 @@ type App struct {
 	// HandlerTimeout bounds each handler of an App made by New: at the
 	// deadline its context is cancelled and its writes fail; a response not
 	// yet started becomes a 503 problem, one already started is aborted. 0
-	// means DefaultHandlerTimeout (30s), a negative value switches it off;
-	// PLINTH_HANDLER_TIMEOUT overrides it ("0" off) and groups override it
-	// with Router.SetHandlerTimeout. Read once, at Build.
+	// means DefaultHandlerTimeout (30s), Off (any negative value) switches
+	// it off; PLINTH_HANDLER_TIMEOUT overrides it ("0" off) and groups
+	// override it with Router.SetHandlerTimeout. Read once, at Build.
 	HandlerTimeout time.Duration
 
 	// TrustedProxies lists the peers (CIDR prefixes; a single address is a
@@ -92,6 +92,7 @@ type App struct {
 	// settings, resolved by Run or Serve before they build the App (with
 	// every bad value reported in their error); nil: Build resolves them.
 	settings *settings
+	envNames []string // PLINTH_* names declared with DeclareEnv
 
 	defaults        bool         // New: the default layer wraps every route and fallback
 	defaultMaxBody  atomic.Int64 // body limit of routes whose groups set none
@@ -99,7 +100,7 @@ type App struct {
 	minBodyRate     atomic.Int64 // Config.MinBodyRate once served
 	health          health
 	startHooks      []func(context.Context) error
-	shutdownHooks   []func(context.Context) error
+	stopHooks       []func(context.Context) error
 	openAPI         func() ([]byte, error) // SetOpenAPI, for PLINTH_INSPECT
 	drainCh         chan struct{}
 	drainOnce       sync.Once
@@ -115,6 +116,7 @@ type route struct {
 	strip   int // Mount: number of prefix segments to strip
 	serve   HandlerFunc
 	maxBody int64 // request body limit: 0 the App's default, < 0 none
+	direct  bool  // serve is the handler alone: serveRoute refuses an oversize body itself
 }
 
 // New returns an App with Plinth's production defaults: request bodies
@@ -208,18 +210,36 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c := t.pool.Get().(*Ctx)
 	c.reset(w, r)
+	if r.ContentLength == 0 || r.Body == nil {
+		// Without a body (the server gives such requests http.NoBody) a
+		// panicking chain leaves finish nothing to do: no body to cut, no
+		// multipart files. So the common path pays for no deferred call.
+		t.dispatch(c)
+	} else {
+		t.dispatchFinishing(c)
+	}
+	if c.rw.sec != nil {
+		c.secureIfSilent()
+	}
+	if c.body != nil || c.cutBody || len(c.handed) > 0 {
+		c.finish()
+	}
+	c.release()
+	t.pool.Put(c)
+}
+
+// dispatchFinishing is dispatch for a request with a body: when the chain
+// panics (http.ErrAbortHandler, a Bare App), the body is still cut and the
+// multipart files removed; the Ctx is then dropped, not pooled.
+func (t *table) dispatchFinishing(c *Ctx) {
 	done := false
 	defer func() {
-		if !done { // the chain panicked (http.ErrAbortHandler, a Bare App): the Ctx is dropped, not pooled
+		if !done {
 			c.finish()
 		}
 	}()
 	t.dispatch(c)
 	done = true
-	c.secureIfSilent()
-	c.finish()
-	c.release()
-	t.pool.Put(c)
 }
 
 // RouteInfo describes one registered route.

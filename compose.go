@@ -41,8 +41,11 @@ func routeHandler(rt *route) HandlerFunc {
 // it as a plain http.Handler, with the request's path values and Pattern set
 // from the route rt (nil for fallbacks).
 func nativeOf(h http.Handler, rt *route) HandlerFunc {
-	if f, ok := h.(HandlerFunc); ok {
+	switch f := h.(type) {
+	case HandlerFunc:
 		return f
+	case namedHandler:
+		return f.h
 	}
 	return func(c *Ctx) error {
 		r := c.requestWithCtx()
@@ -66,7 +69,7 @@ func nativeOf(h http.Handler, rt *route) HandlerFunc {
 // so that it sees the final status.
 func adaptStd(mw func(http.Handler) http.Handler, next HandlerFunc) HandlerFunc {
 	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c := CtxFrom(r)
+		c := CtxOf(r)
 		if c == nil {
 			// The middleware replaced the request context with one that does
 			// not derive from the one it was given.
@@ -104,10 +107,10 @@ func (c *Ctx) serveAs(w http.ResponseWriter, r *http.Request, h HandlerFunc) {
 
 type ctxKey struct{}
 
-// CtxFrom returns the Ctx of a request served by Plinth, from a plain
+// CtxOf returns the Ctx of a request served by Plinth, from a plain
 // http.Handler route or a standard middleware, or nil. Like the Ctx itself,
 // it must not be kept after the handler returns.
-func CtxFrom(r *http.Request) *Ctx {
+func CtxOf(r *http.Request) *Ctx {
 	c, _ := r.Context().Value(ctxKey{}).(*Ctx)
 	return c
 }
@@ -137,7 +140,7 @@ func stripSegments(n int, h http.Handler) http.Handler {
 			u.RawPath = cutSegments(u.RawPath, n)
 		}
 		r2.URL = &u
-		if c := CtxFrom(r); c != nil {
+		if c := CtxOf(r); c != nil {
 			c.handOut(r2)
 		}
 		h.ServeHTTP(w, r2)
@@ -160,6 +163,8 @@ func cutSegments(p string, n int) string {
 
 func handlerName(h http.Handler) string {
 	switch f := h.(type) {
+	case namedHandler:
+		return f.name
 	case HandlerFunc:
 		return funcName(f)
 	case http.HandlerFunc:
@@ -174,3 +179,24 @@ func funcName(f any) string {
 	}
 	return "func"
 }
+
+// NamedHandler returns h under name: App.Routes, and so `plinth routes`,
+// list the route's handler as name rather than as the function's generated
+// name (pkg.register.func1 for a closure made by a library). The route is
+// served by h itself, on the native path, at no cost per request. The api
+// package names each typed operation so (its operation ID and the
+// handler's function).
+func NamedHandler(name string, h HandlerFunc) http.Handler {
+	if h == nil {
+		panic("plinth: NamedHandler: nil handler for " + name)
+	}
+	return namedHandler{name: name, h: h}
+}
+
+// namedHandler is NamedHandler's handler.
+type namedHandler struct {
+	name string
+	h    HandlerFunc
+}
+
+func (n namedHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { n.h.ServeHTTP(w, r) }

@@ -1,31 +1,33 @@
 package plinth
 
 import (
-	"fmt"
 	"log/slog"
 	"os"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plinth-go/plinth/internal/envconf"
 )
 
 // Config is the server configuration read by App.Run and App.Serve. Its zero
 // value means the documented defaults; each field can be overridden by the
 // PLINTH_* environment variable its comment names (durations in Go syntax
-// such as "2s"). A bad value fails at startup with an error naming the
-// variable.
+// such as "2s", sizes in bytes or with KiB, MiB, GiB). A bad value fails at
+// startup with an error naming the variable, every bad value in one error.
 //
-// Durations use 0 for "default"; where a limit can be switched off, a
-// negative value in code, or "0" in the environment, switches it off.
+// One rule for every field: 0 means the default; Off (any negative value)
+// switches off a setting whose comment says it can be, and is an error for
+// the others; in the environment, "0" switches off. ResolveConfig keeps
+// Off in the fields that are off, so a resolved Config resolves to itself.
 type Config struct {
 	// Addr is the listen address. Default ":8080". PLINTH_ADDR.
 	Addr string
 
 	// HeaderReadTimeout bounds reading a request's headers, the defence
-	// against slowloris; net/http's zero value has none. Default 10s.
-	// PLINTH_HEADER_READ_TIMEOUT ("0" disables). Cost: a read deadline set
-	// per request, within noise over real HTTP (docs/performance.md has the
-	// measurement and its command).
+	// against slowloris; net/http's zero value has none. Default 10s; Off
+	// disables it. PLINTH_HEADER_READ_TIMEOUT ("0" disables). Cost: a read
+	// deadline set per request, within noise over real HTTP
+	// (docs/performance.md has the measurement and its command).
 	HeaderReadTimeout time.Duration
 
 	// BodyReadTimeout bounds how long reading a request body may stall: the
@@ -33,7 +35,7 @@ type Config struct {
 	// grows by one second for every MinBodyRate bytes received, so a
 	// slow-but-steady upload is never cut while a trickle (slow-body attack)
 	// is. It also bounds the discarding of a body the handler left unread.
-	// Default 10s. PLINTH_BODY_READ_TIMEOUT ("0" disables).
+	// Default 10s; Off disables it. PLINTH_BODY_READ_TIMEOUT ("0" disables).
 	BodyReadTimeout time.Duration
 
 	// MinBodyRate is the upload rate, in bytes per second, that keeps a body
@@ -56,7 +58,7 @@ type Config struct {
 	// MaxBodyBytes bounds request bodies; beyond it the client gets a 413
 	// problem, decided from Content-Length before any byte is read when the
 	// length is known. Groups override it with Router.SetBodyLimit. Default
-	// 2 MiB. PLINTH_MAX_BODY_BYTES ("0" disables).
+	// 2 MiB; Off means no limit. PLINTH_MAX_BODY_BYTES ("0" disables).
 	MaxBodyBytes int64
 
 	// MaxConnections bounds open connections; past it new connections get a
@@ -65,11 +67,12 @@ type Config struct {
 	// would break the handshake, and completing one only to refuse costs
 	// the most expensive part of a connection). Default 10000,
 	// lowered (with a warning) to fit the process's open-file limit less 128.
-	// PLINTH_MAX_CONNECTIONS ("0" disables).
+	// Off means no limit. PLINTH_MAX_CONNECTIONS ("0" disables).
 	MaxConnections int
 
 	// DrainDelay is how long readiness answers 503 before the listeners
-	// close, for load balancers to notice. Default 0. PLINTH_DRAIN_DELAY.
+	// close, for load balancers to notice. Default 0 (none; Off is the same).
+	// PLINTH_DRAIN_DELAY.
 	DrainDelay time.Duration
 
 	// ShutdownTimeout is the grace period in-flight requests get to finish
@@ -123,198 +126,116 @@ const (
 	DefaultReadinessCacheTTL = time.Second
 )
 
-// envReader reads PLINTH_* variables through lookup (os.LookupEnv, or a map
-// in tests), collecting one message per bad value so that every mistake is
-// reported at once.
-type envReader struct {
-	lookup func(string) (string, bool)
-	errs   []string
-}
+// Off switches a limit or a timeout off where it can be: MaxBodyBytes: Off
+// means no body limit, HeaderReadTimeout: Off no header deadline,
+// SetBodyLimit(Off) no limit for a group. It is an untyped constant, usable
+// for durations and counts alike. Zero never means off: in every Config
+// field and every SetX it means the default. In the environment, "0" is
+// what switches a setting off. Any negative value means Off too, and
+// ResolveConfig turns it into Off, so that a resolved configuration
+// resolves to itself.
+const Off = envconf.Off
 
-// get returns the trimmed value of name; an empty or blank value is unset.
-func (e *envReader) get(name string) (string, bool) {
-	v, ok := e.lookup(name)
-	v = strings.TrimSpace(v)
-	return v, ok && v != ""
-}
-
-func (e *envReader) fail(format string, args ...any) {
-	e.errs = append(e.errs, fmt.Sprintf(format, args...))
-}
-
-// off is how a duration or a limit says "switched off" to withDefaults.
-const off = -1
-
-// duration reads a Go duration. zero: what "0" means: offOK switches the
-// setting off, zeroOK keeps 0 (a setting whose default is 0), otherwise "0"
-// is refused.
-func (e *envReader) duration(name string, dst *time.Duration, zero zeroMeaning) {
-	v, ok := e.get(name)
-	if !ok {
-		return
-	}
-	d, err := time.ParseDuration(v)
-	if v == "0" {
-		d, err = 0, nil
-	}
-	switch {
-	case err != nil:
-		e.fail("%s=%q: not a duration (use Go syntax such as 10s or 500ms)", name, v)
-	case d < 0:
-		e.fail("%s=%q: must not be negative", name, v)
-	case d == 0 && zero == offOK:
-		*dst = off
-	case d == 0 && zero == zeroRefused:
-		e.fail("%s=%q: must be positive (this setting cannot be switched off)", name, v)
-	default:
-		*dst = d
-	}
-}
-
-// integer reads a non-negative integer; zero as for duration.
-func (e *envReader) integer(name string, dst *int64, zero zeroMeaning) {
-	v, ok := e.get(name)
-	if !ok {
-		return
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	switch {
-	case err != nil:
-		e.fail("%s=%q: not an integer", name, v)
-	case n < 0:
-		e.fail("%s=%q: must not be negative", name, v)
-	case n == 0 && zero == offOK:
-		*dst = off
-	case n == 0 && zero == zeroRefused:
-		e.fail("%s=%q: must be positive", name, v)
-	default:
-		*dst = n
-	}
-}
-
-// count is integer for int fields.
-func (e *envReader) count(name string, dst *int, zero zeroMeaning) {
-	n := int64(*dst)
-	e.integer(name, &n, zero)
-	*dst = int(n)
-}
-
-func (e *envReader) str(name string, dst *string) {
-	if v, ok := e.get(name); ok {
-		*dst = v
-	}
-}
-
-func (e *envReader) boolean(name string, dst *bool) {
-	if v, ok := e.get(name); ok {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			e.fail("%s=%q: not a boolean", name, v)
-		}
-		*dst = b
-	}
-}
-
-type zeroMeaning int
-
-const (
-	zeroRefused zeroMeaning = iota
-	offOK
-	zeroOK
-)
+// envReader is the one reader of PLINTH_* variables, shared with the
+// modules (internal/envconf): every bad value is collected for one error.
+type envReader = envconf.Reader
 
 // badConfiguration joins the messages into the error Run and Serve return.
-func badConfiguration(errs []string) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("plinth: bad configuration:\n\t%s", strings.Join(errs, "\n\t"))
-}
+func badConfiguration(errs []string) error { return envconf.Join("plinth", errs) }
 
 // withEnv returns c overlaid with the PLINTH_* variables that lookup finds,
-// then with defaults for the fields still zero. Negative durations and
-// limits (or "0" in the environment, where the field's doc allows it) mean
-// "off" and come back as 0 in the fields that support it; the result is
-// ready to use. Every bad value is reported in the one error.
+// then with defaults for the fields still zero; negative values of the
+// fields that can be off become Off. The result is ready to use, and
+// resolves to itself. Every bad value is reported in the one error.
 func (c Config) withEnv(lookup func(string) (string, bool)) (Config, error) {
-	e := &envReader{lookup: lookup}
+	e := envconf.New(lookup)
 	c.readEnv(e)
 	c = c.withDefaults(e)
-	return c, badConfiguration(e.errs)
+	return c, badConfiguration(e.Errs())
 }
 
 // readEnv overlays the variables on c.
 func (c *Config) readEnv(e *envReader) {
-	e.str("PLINTH_ADDR", &c.Addr)
-	e.duration("PLINTH_HEADER_READ_TIMEOUT", &c.HeaderReadTimeout, offOK)
-	e.duration("PLINTH_BODY_READ_TIMEOUT", &c.BodyReadTimeout, offOK)
-	e.duration("PLINTH_IDLE_TIMEOUT", &c.IdleTimeout, zeroRefused)
-	e.duration("PLINTH_DRAIN_DELAY", &c.DrainDelay, zeroOK)
-	e.duration("PLINTH_SHUTDOWN_TIMEOUT", &c.ShutdownTimeout, zeroRefused)
-	e.duration("PLINTH_READINESS_CACHE_TTL", &c.ReadinessCacheTTL, zeroRefused)
-	e.integer("PLINTH_MIN_BODY_RATE", &c.MinBodyRate, zeroRefused)
-	e.integer("PLINTH_MAX_BODY_BYTES", &c.MaxBodyBytes, offOK)
-	e.count("PLINTH_MAX_HEADER_BYTES", &c.MaxHeaderBytes, zeroRefused)
-	e.count("PLINTH_MAX_CONNECTIONS", &c.MaxConnections, offOK)
-	if v, ok := e.get("PLINTH_REUSE_PORT"); ok {
-		if k, err := strconv.Atoi(v); err != nil || k < 0 {
-			e.fail("PLINTH_REUSE_PORT=%q: not a count of listeners (0 or 1 opens one)", v)
-		} else {
-			c.ReusePort = k
-		}
-	}
-	e.str("PLINTH_LIVENESS_PATH", &c.LivenessPath)
-	e.str("PLINTH_READINESS_PATH", &c.ReadinessPath)
-	e.str("PLINTH_TLS_CERT_FILE", &c.TLSCertFile)
-	e.str("PLINTH_TLS_KEY_FILE", &c.TLSKeyFile)
-	e.boolean("PLINTH_H2C", &c.H2C)
+	e.Addr("PLINTH_ADDR", &c.Addr)
+	e.Duration("PLINTH_HEADER_READ_TIMEOUT", &c.HeaderReadTimeout, envconf.ZeroOff)
+	e.Duration("PLINTH_BODY_READ_TIMEOUT", &c.BodyReadTimeout, envconf.ZeroOff)
+	e.Duration("PLINTH_IDLE_TIMEOUT", &c.IdleTimeout, envconf.ZeroRefused)
+	e.Duration("PLINTH_DRAIN_DELAY", &c.DrainDelay, envconf.ZeroValue)
+	e.Duration("PLINTH_SHUTDOWN_TIMEOUT", &c.ShutdownTimeout, envconf.ZeroRefused)
+	e.Duration("PLINTH_READINESS_CACHE_TTL", &c.ReadinessCacheTTL, envconf.ZeroRefused)
+	e.Size("PLINTH_MIN_BODY_RATE", &c.MinBodyRate, envconf.ZeroRefused)
+	e.Size("PLINTH_MAX_BODY_BYTES", &c.MaxBodyBytes, envconf.ZeroOff)
+	e.SizeInt("PLINTH_MAX_HEADER_BYTES", &c.MaxHeaderBytes, envconf.ZeroRefused)
+	e.Int("PLINTH_MAX_CONNECTIONS", &c.MaxConnections, envconf.ZeroOff)
+	e.Int("PLINTH_REUSE_PORT", &c.ReusePort, envconf.ZeroValue)
+	e.String("PLINTH_LIVENESS_PATH", &c.LivenessPath)
+	e.String("PLINTH_READINESS_PATH", &c.ReadinessPath)
+	e.String("PLINTH_TLS_CERT_FILE", &c.TLSCertFile)
+	e.String("PLINTH_TLS_KEY_FILE", &c.TLSKeyFile)
+	e.Bool("PLINTH_H2C", &c.H2C)
 }
 
-// withDefaults fills zero fields with the defaults, turns "off" markers
-// (negative values) into 0 and checks what is left, adding to e's errors.
+// withDefaults fills zero fields with the defaults, turns negative values
+// of the fields that can be off into Off and checks the result, adding to
+// e's errors.
 func (c Config) withDefaults(e *envReader) Config {
-	c.fillDefaults()
+	c.fillDefaults(e)
 	c.check(e)
 	return c
 }
 
-// fillDefaults fills zero fields with the defaults and turns "off" markers
-// (negative values) into 0.
-func (c *Config) fillDefaults() {
-	def := func(d *time.Duration, v time.Duration) {
+// fillDefaults gives every field its one meaning: zero is the default, a
+// negative value is Off where the field can be off (and an error where it
+// cannot). Applied to its own result it changes nothing.
+func (c *Config) fillDefaults(e *envReader) {
+	offable := func(d *time.Duration, v time.Duration) {
 		switch {
 		case *d == 0:
 			*d = v
 		case *d < 0:
-			*d = 0
+			*d = Off
+		}
+	}
+	required := func(field string, d *time.Duration, v time.Duration) {
+		switch {
+		case *d == 0:
+			*d = v
+		case *d < 0:
+			e.Failf("Config.%s %v: this setting cannot be switched off (0 means the default, %v)", field, *d, v)
 		}
 	}
 	if c.Addr == "" {
 		c.Addr = DefaultAddr
 	}
-	def(&c.HeaderReadTimeout, DefaultHeaderReadTimeout)
-	def(&c.BodyReadTimeout, DefaultBodyReadTimeout)
-	def(&c.IdleTimeout, DefaultIdleTimeout)
-	def(&c.ShutdownTimeout, DefaultShutdownTimeout)
-	def(&c.ReadinessCacheTTL, DefaultReadinessCacheTTL)
-	c.DrainDelay = max(c.DrainDelay, 0)
-	if c.MinBodyRate <= 0 {
+	offable(&c.HeaderReadTimeout, DefaultHeaderReadTimeout)
+	offable(&c.BodyReadTimeout, DefaultBodyReadTimeout)
+	required("IdleTimeout", &c.IdleTimeout, DefaultIdleTimeout)
+	required("ShutdownTimeout", &c.ShutdownTimeout, DefaultShutdownTimeout)
+	required("ReadinessCacheTTL", &c.ReadinessCacheTTL, DefaultReadinessCacheTTL)
+	c.DrainDelay = max(c.DrainDelay, 0) // Off and the default are the same: no delay
+	switch {
+	case c.MinBodyRate == 0:
 		c.MinBodyRate = DefaultMinBodyRate
+	case c.MinBodyRate < 0:
+		e.Failf("Config.MinBodyRate %d: this setting cannot be switched off (0 means the default, %d; BodyReadTimeout: Off stops pacing body reads)", c.MinBodyRate, DefaultMinBodyRate)
 	}
-	if c.MaxHeaderBytes <= 0 {
+	switch {
+	case c.MaxHeaderBytes == 0:
 		c.MaxHeaderBytes = DefaultMaxHeaderBytes
+	case c.MaxHeaderBytes < 0:
+		e.Failf("Config.MaxHeaderBytes %d: this setting cannot be switched off (0 means the default, %d)", c.MaxHeaderBytes, DefaultMaxHeaderBytes)
 	}
 	switch {
 	case c.MaxBodyBytes == 0:
 		c.MaxBodyBytes = DefaultMaxBodyBytes
 	case c.MaxBodyBytes < 0:
-		c.MaxBodyBytes = 0
+		c.MaxBodyBytes = Off
 	}
 	switch {
 	case c.MaxConnections == 0:
 		c.MaxConnections = DefaultMaxConnections
 	case c.MaxConnections < 0:
-		c.MaxConnections = 0
+		c.MaxConnections = Off
 	}
 	if c.LivenessPath == "" {
 		c.LivenessPath = "/livez"
@@ -326,8 +247,8 @@ func (c *Config) fillDefaults() {
 
 // check adds to e's errors what the filled configuration cannot be.
 func (c *Config) check(e *envReader) {
-	if c.MaxHeaderBytes <= headerSlack {
-		e.fail("PLINTH_MAX_HEADER_BYTES (MaxHeaderBytes) %d: must be more than %d bytes (net/http reads %d bytes past its own limit, which Plinth lowers by as much)",
+	if c.MaxHeaderBytes > 0 && c.MaxHeaderBytes <= headerSlack {
+		e.Failf("PLINTH_MAX_HEADER_BYTES (MaxHeaderBytes) %d: must be more than %d bytes (net/http reads %d bytes past its own limit, which Plinth lowers by as much)",
 			c.MaxHeaderBytes, headerSlack, headerSlack)
 	}
 	for _, probe := range [...]struct{ name, path string }{
@@ -335,14 +256,14 @@ func (c *Config) check(e *envReader) {
 		{"PLINTH_READINESS_PATH (ReadinessPath)", c.ReadinessPath},
 	} {
 		if p := probe.path; p != "-" && (!strings.HasPrefix(p, "/") || cleanPath(p) != p) {
-			e.fail("%s=%q must be a clean absolute path, or \"-\" to switch the probe off", probe.name, p)
+			e.Failf("%s=%q must be a clean absolute path, or \"-\" to switch the probe off", probe.name, p)
 		}
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
-		e.fail("set both PLINTH_TLS_CERT_FILE and PLINTH_TLS_KEY_FILE, or neither")
+		e.Failf("set both PLINTH_TLS_CERT_FILE and PLINTH_TLS_KEY_FILE (TLSCertFile, TLSKeyFile), or neither")
 	}
 	if c.ReusePort < 0 {
-		e.fail("PLINTH_REUSE_PORT (ReusePort) %d is negative", c.ReusePort)
+		e.Failf("PLINTH_REUSE_PORT (ReusePort) %d is negative", c.ReusePort)
 	}
 }
 
@@ -363,13 +284,14 @@ type settings struct {
 	trusted        trustedProxies
 	forwarded      forwardedHeader
 	skip           layerSet // default layers PLINTH_SKIP_MIDDLEWARE drops
+	envNames       []string // the PLINTH_* variables read to make these
 }
 
 // readSettings resolves the App's settings, adding bad values to e's errors.
 func (a *App) readSettings(e *envReader) settings {
 	var s settings
 	timeout := a.HandlerTimeout
-	e.duration("PLINTH_HANDLER_TIMEOUT", &timeout, offOK)
+	e.Duration("PLINTH_HANDLER_TIMEOUT", &timeout, envconf.ZeroOff)
 	switch {
 	case timeout == 0:
 		s.handlerTimeout = DefaultHandlerTimeout
@@ -379,27 +301,27 @@ func (a *App) readSettings(e *envReader) settings {
 	s.trusted = make(trustedProxies, 0, len(a.TrustedProxies))
 	for _, p := range a.TrustedProxies {
 		if !p.IsValid() {
-			e.fail("App.TrustedProxies holds an invalid prefix")
+			e.Failf("App.TrustedProxies holds an invalid prefix")
 			continue
 		}
 		s.trusted = append(s.trusted, unmapPrefix(p))
 	}
-	if v, ok := e.get("PLINTH_TRUSTED_PROXIES"); ok {
+	if v, ok := e.Lookup("PLINTH_TRUSTED_PROXIES"); ok {
 		tp, err := parseTrustedProxies(v)
 		if err != nil {
-			e.fail("PLINTH_TRUSTED_PROXIES=%q: %v", v, err)
+			e.Failf("PLINTH_TRUSTED_PROXIES=%q: %v", v, err)
 		}
 		s.trusted = tp
 	}
 	fh := a.ForwardedHeader
-	e.str("PLINTH_FORWARDED_HEADER", &fh)
+	e.String("PLINTH_FORWARDED_HEADER", &fh)
 	var err error
 	if s.forwarded, err = parseForwardedHeader(fh); err != nil {
-		e.fail("PLINTH_FORWARDED_HEADER (App.ForwardedHeader)=%q: %v", fh, err)
+		e.Failf("PLINTH_FORWARDED_HEADER (App.ForwardedHeader)=%q: %v", fh, err)
 	}
-	if v, ok := e.get("PLINTH_SKIP_MIDDLEWARE"); ok {
+	if v, ok := e.Lookup("PLINTH_SKIP_MIDDLEWARE"); ok {
 		if s.skip, err = parseLayerSet(v); err != nil {
-			e.fail("PLINTH_SKIP_MIDDLEWARE=%q: %v", v, err)
+			e.Failf("PLINTH_SKIP_MIDDLEWARE=%q: %v", v, err)
 		}
 	}
 	return s
@@ -407,12 +329,14 @@ func (a *App) readSettings(e *envReader) settings {
 
 // resolve returns the server configuration and the App's settings from the
 // App's fields and the environment, with every bad value in one error: the
-// one place where configuration is read.
+// one place where the core reads its configuration. It also returns the
+// names of the variables it read, for the check of misspelled ones.
 func (a *App) resolve(lookup func(string) (string, bool)) (Config, settings, error) {
-	e := &envReader{lookup: lookup}
+	e := envconf.New(lookup)
 	cfg := a.Config
 	cfg.readEnv(e)
 	cfg = cfg.withDefaults(e)
 	s := a.readSettings(e)
-	return cfg, s, badConfiguration(e.errs)
+	s.envNames = e.Names()
+	return cfg, s, badConfiguration(e.Errs())
 }

@@ -29,7 +29,7 @@ type HandlerFunc func(c *Ctx) error
 // Plinth it runs with a fresh Ctx (no path values) and the built-in error
 // renderer.
 func (h HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if c := CtxFrom(r); c != nil {
+	if c := CtxOf(r); c != nil {
 		c.serveAs(w, r, h)
 		return
 	}
@@ -109,7 +109,11 @@ func newCtx(t *table) *Ctx {
 
 func (c *Ctx) reset(w http.ResponseWriter, r *http.Request) {
 	c.rw.w, c.rw.status, c.rw.size, c.rw.sec = w, 0, 0, nil // rw.drain and rw.ctx are set once, in newCtx
-	c.rw.timedOut.Store(false)
+	// A load first: a locked exchange on every request costs more than
+	// the rest of reset.
+	if c.rw.timedOut.Load() {
+		c.rw.timedOut.Store(false)
+	}
 	c.w = &c.rw
 	c.req = r
 	c.orig = r
@@ -233,7 +237,7 @@ func (c *Ctx) SetWriter(w http.ResponseWriter) { c.w = w }
 func (c *Ctx) SetRequest(r *http.Request) {
 	c.req = r
 	c.handOut(r)
-	c.inCtx = CtxFrom(r) == c
+	c.inCtx = CtxOf(r) == c
 	c.reqDL = true // r derives from the request Request handed out
 }
 
@@ -340,6 +344,17 @@ func (c *Ctx) Cookie(name string) (*http.Cookie, error) { return c.req.Cookie(na
 // http.SetCookie does.
 func (c *Ctx) SetCookie(ck *http.Cookie) { http.SetCookie(c.w, ck) }
 
+// ErrResponseStarted is returned by the response helpers (JSON, Text, HTML,
+// Bytes, NoContent, Redirect, RedirectExternal) called after the response
+// has started (Written is true), instead of writing a second document after
+// the first one under its status. Returned from the handler, it goes the
+// way of any error after the response started: logged once, at warn level,
+// with the route, and the response already sent stays as it is. A helper
+// checks the writer the server gave (see Written): a middleware that
+// records the response through SetWriter and sends it later is not a
+// started response.
+var ErrResponseStarted = errors.New("plinth: the response has already started")
+
 var (
 	jsonContentType = []string{"application/json"}
 	textContentType = []string{"text/plain; charset=utf-8"}
@@ -350,8 +365,12 @@ var (
 // newline) with status code and Content-Type application/json. The encoding
 // is done in a pooled buffer before anything is written, so an encoding error
 // is returned with the response untouched. Pass a pointer: a struct value is
-// copied to the heap to become an interface.
+// copied to the heap to become an interface. After the response started it
+// writes nothing and returns ErrResponseStarted.
 func (c *Ctx) JSON(code int, v any) error {
+	if c.rw.status != 0 {
+		return ErrResponseStarted
+	}
 	c.buf.Reset()
 	if err := c.enc.Encode(v); err != nil {
 		return err
@@ -362,8 +381,12 @@ func (c *Ctx) JSON(code int, v any) error {
 	return err
 }
 
-// Text sends s as text/plain; charset=utf-8 with status code.
+// Text sends s as text/plain; charset=utf-8 with status code, or returns
+// ErrResponseStarted after the response started.
 func (c *Ctx) Text(code int, s string) error {
+	if c.rw.status != 0 {
+		return ErrResponseStarted
+	}
 	c.w.Header()["Content-Type"] = textContentType
 	c.w.WriteHeader(code)
 	_, err := io.WriteString(c.w, s)
@@ -371,8 +394,12 @@ func (c *Ctx) Text(code int, s string) error {
 }
 
 // HTML sends s as text/html; charset=utf-8 with status code. s is sent as is:
-// escape untrusted data before it reaches here.
+// escape untrusted data before it reaches here. After the response started
+// it returns ErrResponseStarted.
 func (c *Ctx) HTML(code int, s string) error {
+	if c.rw.status != 0 {
+		return ErrResponseStarted
+	}
 	c.w.Header()["Content-Type"] = htmlContentType
 	c.w.WriteHeader(code)
 	_, err := io.WriteString(c.w, s)
@@ -381,8 +408,11 @@ func (c *Ctx) HTML(code int, s string) error {
 
 // Bytes sends b with the given Content-Type (none if empty) and status
 // code. The types of JSON, Text and HTML cost no allocation; another costs
-// one.
+// one. After the response started it returns ErrResponseStarted.
 func (c *Ctx) Bytes(code int, contentType string, b []byte) error {
+	if c.rw.status != 0 {
+		return ErrResponseStarted
+	}
 	switch contentType {
 	case "":
 	case htmlContentType[0]:
@@ -399,8 +429,12 @@ func (c *Ctx) Bytes(code int, contentType string, b []byte) error {
 	return err
 }
 
-// NoContent sends the status code with no body.
+// NoContent sends the status code with no body, or returns
+// ErrResponseStarted after the response started.
 func (c *Ctx) NoContent(code int) error {
+	if c.rw.status != 0 {
+		return ErrResponseStarted
+	}
 	c.w.WriteHeader(code)
 	return nil
 }
@@ -419,7 +453,8 @@ var ErrUnsafeRedirect = errors.New("plinth: unsafe redirect target")
 // act on, and a client's input must not produce a server error (or an error
 // log line per attempt). A constant off-site target in code fails the same
 // way on its first test. code must be 3xx (otherwise a 500: that is the
-// code's mistake). Use RedirectExternal for off-site targets.
+// code's mistake). Use RedirectExternal for off-site targets. After the
+// response started it returns ErrResponseStarted.
 func (c *Ctx) Redirect(code int, target string) error {
 	if err := checkRedirect(code, target); err != nil {
 		return err
@@ -440,6 +475,9 @@ func (c *Ctx) RedirectExternal(code int, target string) error {
 }
 
 func (c *Ctx) redirect(code int, target string) error {
+	if c.rw.status != 0 {
+		return ErrResponseStarted
+	}
 	c.w.Header()["Location"] = []string{target}
 	c.w.WriteHeader(code)
 	return nil

@@ -234,6 +234,16 @@ func forwardedHTTPS(h http.Header, fh forwardedHeader) bool {
 	return strings.EqualFold(strings.TrimSpace(last), "https")
 }
 
+// FromTrustedProxy reports whether the connection's peer is one of the
+// App's trusted proxies (App.TrustedProxies, or PLINTH_TRUSTED_PROXIES): the
+// peer whose forwarding headers ClientIP and Secure believe. False when no
+// proxy is trusted, the default. Middleware deciding whether to believe
+// other headers a proxy may set (the tracing module's traceparent) asks it.
+func (c *Ctx) FromTrustedProxy() bool {
+	tp := c.trusted()
+	return len(tp) != 0 && tp.contains(c.PeerAddr().Addr())
+}
+
 func (c *Ctx) trusted() trustedProxies {
 	if c.t == nil {
 		return nil

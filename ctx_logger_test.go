@@ -42,10 +42,10 @@ func TestCtxLogger(t *testing.T) {
 		kept = c.Logger().With("phase", "later")
 		return c.Text(http.StatusOK, "ok")
 	})
-	app.SetNotFound(plinth.HandlerFunc(func(c *plinth.Ctx) error {
+	app.SetNotFound(func(c *plinth.Ctx) error {
 		c.Logger().Warn("nothing here")
 		return plinth.NotFound("no")
-	}))
+	})
 	req := httptest.NewRequest(http.MethodGet, "/users/7", nil)
 	req.Header.Set("X-Request-Id", "req-123")
 	app.ServeHTTP(httptest.NewRecorder(), req)

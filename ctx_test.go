@@ -1,6 +1,7 @@
 package plinth_test
 
 import (
+	"bytes"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -146,4 +147,85 @@ func TestWriterPassesThroughFlushAndController(t *testing.T) {
 	if !rec.Flushed || rec.Body.String() != "a" {
 		t.Fatalf("flushed=%v body=%q", rec.Flushed, rec.Body)
 	}
+}
+
+// A response helper called after the response started writes nothing and
+// returns ErrResponseStarted, which the handler's error path logs once:
+// before, a second c.JSON appended a second document to the first one's 200.
+func TestCtxSecondResponseRefused(t *testing.T) {
+	seconds := map[string]func(c *plinth.Ctx) error{
+		"JSON":             func(c *plinth.Ctx) error { return c.JSON(201, map[string]string{"b": "2"}) },
+		"Text":             func(c *plinth.Ctx) error { return c.Text(500, "second") },
+		"HTML":             func(c *plinth.Ctx) error { return c.HTML(200, "<p>second</p>") },
+		"Bytes":            func(c *plinth.Ctx) error { return c.Bytes(200, "image/png", []byte("second")) },
+		"NoContent":        func(c *plinth.Ctx) error { return c.NoContent(204) },
+		"Redirect":         func(c *plinth.Ctx) error { return c.Redirect(303, "/second") },
+		"RedirectExternal": func(c *plinth.Ctx) error { return c.RedirectExternal(302, "https://second.example/") },
+	}
+	for name, second := range seconds {
+		t.Run(name, func(t *testing.T) {
+			var logs bytes.Buffer
+			app := plinth.New()
+			app.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			var got error
+			app.Get("/twice", func(c *plinth.Ctx) error {
+				if err := c.JSON(200, map[string]string{"a": "1"}); err != nil {
+					return err
+				}
+				got = second(c)
+				return got
+			})
+			rec := serve(app, "GET", "/twice")
+			if !errors.Is(got, plinth.ErrResponseStarted) {
+				t.Errorf("second call returned %v, want ErrResponseStarted", got)
+			}
+			if rec.Code != 200 || rec.Body.String() != "{\"a\":\"1\"}\n" || rec.Header().Get("Location") != "" ||
+				rec.Header().Get("Content-Type") != "application/json" {
+				t.Errorf("response %d %v %q, want the first one alone", rec.Code, rec.Header(), rec.Body)
+			}
+			if n := strings.Count(logs.String(), "handler error after the response started"); n != 1 ||
+				!strings.Contains(logs.String(), plinth.ErrResponseStarted.Error()) {
+				t.Errorf("want the error logged once, got %d:\n%s", n, logs.String())
+			}
+		})
+	}
+	t.Run("WriteError", func(t *testing.T) {
+		var logs bytes.Buffer
+		app := plinth.New()
+		app.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		app.Get("/twice", func(c *plinth.Ctx) error {
+			_ = c.Text(200, "first")
+			c.WriteError(plinth.NotFound("second"))
+			return nil
+		})
+		rec := serve(app, "GET", "/twice")
+		if rec.Code != 200 || rec.Body.String() != "first" {
+			t.Errorf("response %d %q, want the first one alone", rec.Code, rec.Body)
+		}
+		if n := strings.Count(logs.String(), "handler error after the response started"); n != 1 {
+			t.Errorf("want the error logged once, got %d:\n%s", n, logs.String())
+		}
+	})
+	t.Run("RecorderThenSend", func(t *testing.T) {
+		// A middleware that records the handler's response and sends it
+		// itself: the response had not started, so its helper call works.
+		app := plinth.Bare()
+		app.Use(func(next plinth.HandlerFunc) plinth.HandlerFunc {
+			return func(c *plinth.Ctx) error {
+				w := c.Writer()
+				rec := httptest.NewRecorder()
+				c.SetWriter(rec)
+				err := next(c)
+				c.SetWriter(w)
+				if err != nil {
+					return err
+				}
+				return c.Bytes(rec.Code, rec.Header().Get("Content-Type"), rec.Body.Bytes())
+			}
+		})
+		app.Get("/rec", func(c *plinth.Ctx) error { return c.Text(202, "recorded") })
+		if rec := serve(app, "GET", "/rec"); rec.Code != 202 || rec.Body.String() != "recorded" {
+			t.Errorf("%d %q", rec.Code, rec.Body)
+		}
+	})
 }

@@ -26,7 +26,7 @@
 // request context of native handlers (HandlerFunc, func(*Ctx) error). A
 // handler's error goes to one renderer, RFC 9457 problem JSON by default
 // (Problem, App.ErrorHandler). Plain http.Handler routes get r.PathValue and
-// r.Pattern, and find their Ctx with CtxFrom.
+// r.Pattern, and find their Ctx with CtxOf.
 //
 // # Where things are
 //

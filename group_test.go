@@ -90,16 +90,16 @@ func TestScopeMiddlewareWrapsFallbacksRouteMiddlewareDoesNot(t *testing.T) {
 
 func TestGroupFallbacks(t *testing.T) {
 	app := plinth.Bare()
-	app.SetNotFound(plinth.HandlerFunc(func(c *plinth.Ctx) error { return c.Text(404, "app 404") }))
+	app.SetNotFound(func(c *plinth.Ctx) error { return c.Text(404, "app 404") })
 	api := app.Group("/api")
 	api.Get("/x", echo())
-	api.SetNotFound(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	api.SetNotFoundHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(404)
 		w.Write([]byte("api 404"))
 	}))
-	api.SetMethodNotAllowed(plinth.HandlerFunc(func(c *plinth.Ctx) error {
+	api.SetMethodNotAllowed(func(c *plinth.Ctx) error {
 		return c.Text(405, "api 405 allow="+c.Header().Get("Allow"))
-	}))
+	})
 	users := api.Group("/users/{id}") // inherits the api fallbacks
 	users.Get("/posts", echo("id"))
 
@@ -122,6 +122,58 @@ func TestGroupFallbacks(t *testing.T) {
 	}
 }
 
+// The native and net/http forms of SetNotFound and SetMethodNotAllowed set the
+// same fallback: the same status, body and Allow header, inherited the same way,
+// and nil restores the enclosing scope's handler.
+func TestFallbackForms(t *testing.T) {
+	native := func(app *plinth.App, g *plinth.Router) {
+		app.SetNotFound(func(c *plinth.Ctx) error { return c.Text(404, "nf "+c.Request().URL.Path) })
+		g.SetMethodNotAllowed(func(c *plinth.Ctx) error { return c.Text(405, "mna "+c.Header().Get("Allow")) })
+	}
+	std := func(app *plinth.App, g *plinth.Router) {
+		app.SetNotFoundHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(404)
+			w.Write([]byte("nf " + r.URL.Path))
+		}))
+		g.SetMethodNotAllowedHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(405)
+			w.Write([]byte("mna " + w.Header().Get("Allow")))
+		}))
+	}
+	for name, set := range map[string]func(*plinth.App, *plinth.Router){"native": native, "net/http": std} {
+		app := plinth.Bare()
+		api := app.Group("/api")
+		api.Get("/x", echo())
+		set(app, api)
+		sub := api.Group("/sub") // inherits both
+		sub.Get("/y", echo())
+		reset := app.Group("/reset")
+		reset.Get("/z", echo())
+		reset.SetNotFound(func(c *plinth.Ctx) error { return c.Text(404, "reset") })
+		reset.SetNotFound(nil) // back to the App's
+		for _, tc := range []struct {
+			method, path string
+			code         int
+			body, allow  string
+		}{
+			{"GET", "/nope", 404, "nf /nope", ""},
+			{"GET", "/api/nope", 404, "nf /api/nope", ""},
+			{"GET", "/reset/nope", 404, "nf /reset/nope", ""},
+			{"DELETE", "/api/x", 405, "mna GET, HEAD, OPTIONS", "GET, HEAD, OPTIONS"},
+			{"DELETE", "/api/sub/y", 405, "mna GET, HEAD, OPTIONS", "GET, HEAD, OPTIONS"},
+			{"DELETE", "/reset/z", 405, "", "GET, HEAD, OPTIONS"},
+		} {
+			rec := serve(app, tc.method, tc.path)
+			if rec.Code != tc.code || (tc.body != "" && rec.Body.String() != tc.body) || rec.Header().Get("Allow") != tc.allow {
+				t.Errorf("%s: %s %s: %d %q Allow %q, want %d %q Allow %q", name, tc.method, tc.path,
+					rec.Code, rec.Body, rec.Header().Get("Allow"), tc.code, tc.body, tc.allow)
+			}
+		}
+	}
+}
+
 func TestGroupEmptyPathIsThePrefix(t *testing.T) {
 	app := plinth.Bare()
 	api := app.Group("/api/")
@@ -138,7 +190,8 @@ func TestGroupEmptyPathIsThePrefix(t *testing.T) {
 func TestGroupMisuse(t *testing.T) {
 	for name, f := range map[string]func(app *plinth.App){
 		"relative path":            func(app *plinth.App) { app.Group("/api").Get("users", echo()) },
-		"NotFound on With":         func(app *plinth.App) { app.WithHTTP(tagStd("x")).SetNotFound(http.NotFoundHandler()) },
+		"NotFound on With":         func(app *plinth.App) { app.WithHTTP(tagStd("x")).SetNotFoundHTTP(http.NotFoundHandler()) },
+		"native NotFound on With":  func(app *plinth.App) { app.With(tagNative("x")).SetNotFound(nil) },
 		"multi wildcard in prefix": func(app *plinth.App) { app.Group("/{x...}") },
 		"unclean prefix":           func(app *plinth.App) { app.Group("/a//b") },
 		"prefix without slash":     func(app *plinth.App) { app.Group("api") },

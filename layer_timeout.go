@@ -23,7 +23,12 @@ const DefaultHandlerTimeout = 30 * time.Second
 // Cost: the request's own context (one allocation), and the request copy
 // that carries it (one allocation) only when the handler asks for the
 // request (Ctx.Request, a plain http.Handler, standard middleware): Ctx.Context
-// returns the deadline context without it.
+// returns the deadline context without it. Contexts a handler derives from
+// it (context.WithTimeout, WithCancel, AfterFunc) cost no goroutine: it
+// implements AfterFunc, which the context package uses instead of a
+// goroutine waiting on Done (TestTimeoutDerivedContextsStartNoGoroutine). A
+// context derived through a wrapper that hides AfterFunc (context.WithValue,
+// then WithCancel) still costs the context package's goroutine.
 
 // timeoutState is the per-Ctx part of the timeout: the reusable timer and
 // the context of the request in flight, guarded by mu against the timer.
@@ -115,9 +120,14 @@ func (c *Ctx) onDeadline() {
 
 // deadlineCtx is a request's context under the timeout: its parent's values
 // and cancellation, plus the deadline. Its done channel (and the hook that
-// forwards the parent's cancellation) is made on the first call to Done, so
-// handlers that never wait on it pay for neither. It is a heap object of its
-// own, safe to keep after the request.
+// forwards the parent's cancellation) is made on the first call to Done or
+// AfterFunc, so handlers that never wait on it pay for neither. It is a heap
+// object of its own, safe to keep after the request.
+//
+// It implements AfterFunc, which the context package looks for: a context a
+// handler derives from it (context.WithTimeout, WithCancel, AfterFunc)
+// registers a callback here instead of starting a goroutine that waits on
+// Done, as it would for a context type it does not know.
 type deadlineCtx struct {
 	parent   context.Context
 	deadline time.Time
@@ -126,7 +136,11 @@ type deadlineCtx struct {
 	done       chan struct{}
 	err        error
 	stopParent func() bool
+	afters     map[*afterFunc]struct{} // callbacks registered by AfterFunc, run once at cancel
 }
+
+// afterFunc is one AfterFunc registration; its address is its identity.
+type afterFunc struct{ f func() }
 
 func (d *deadlineCtx) Deadline() (time.Time, bool) {
 	if pd, ok := d.parent.Deadline(); ok && pd.Before(d.deadline) {
@@ -138,15 +152,54 @@ func (d *deadlineCtx) Deadline() (time.Time, bool) {
 func (d *deadlineCtx) Done() <-chan struct{} {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.done == nil {
-		d.done = make(chan struct{})
-		if d.err != nil {
-			close(d.done)
-		} else {
-			d.stopParent = context.AfterFunc(d.parent, func() { d.cancel(d.parent.Err()) })
-		}
-	}
+	d.initDone()
 	return d.done
+}
+
+// initDone makes the done channel and hooks the parent's cancellation, once.
+// d.mu is held.
+func (d *deadlineCtx) initDone() {
+	if d.done != nil {
+		return
+	}
+	d.done = make(chan struct{})
+	if d.err != nil {
+		close(d.done)
+	} else {
+		d.stopParent = context.AfterFunc(d.parent, func() { d.cancel(d.parent.Err()) })
+	}
+}
+
+// AfterFunc arranges for f to run once d is cancelled (the deadline, the
+// parent's cancellation, or the end of the request), and returns a stop
+// function that unregisters it, reporting whether it did so before f ran;
+// if d is already cancelled, f runs at once. f runs on the goroutine that
+// cancels d, without d's lock held: the context package only registers
+// callbacks that cancel a derived context (and context.AfterFunc's own,
+// which start their goroutine themselves).
+func (d *deadlineCtx) AfterFunc(f func()) (stop func() bool) {
+	d.mu.Lock()
+	if d.err != nil {
+		d.mu.Unlock()
+		f()
+		return func() bool { return false }
+	}
+	d.initDone()
+	a := &afterFunc{f: f}
+	if d.afters == nil {
+		d.afters = make(map[*afterFunc]struct{})
+	}
+	d.afters[a] = struct{}{}
+	d.mu.Unlock()
+	return func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if _, ok := d.afters[a]; !ok {
+			return false
+		}
+		delete(d.afters, a)
+		return true
+	}
 }
 
 func (d *deadlineCtx) Err() error {
@@ -161,11 +214,12 @@ func (d *deadlineCtx) Err() error {
 
 func (d *deadlineCtx) Value(key any) any { return d.parent.Value(key) }
 
-// cancel ends the context with err, once.
+// cancel ends the context with err, once, and then runs the callbacks that
+// AfterFunc registered, outside the lock (they read d.Err).
 func (d *deadlineCtx) cancel(err error) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.err != nil {
+		d.mu.Unlock()
 		return
 	}
 	d.err = err
@@ -174,5 +228,11 @@ func (d *deadlineCtx) cancel(err error) {
 	}
 	if d.stopParent != nil {
 		d.stopParent()
+	}
+	afters := d.afters
+	d.afters = nil
+	d.mu.Unlock()
+	for a := range afters {
+		a.f()
 	}
 }

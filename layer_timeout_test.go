@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -103,7 +104,8 @@ func TestTimeoutStreamingAndFastHandlers(t *testing.T) {
 		}
 		_, _ = c.Writer().Write([]byte("a"))
 		c.Writer().(http.Flusher).Flush()
-		return c.Text(200, "b")
+		_, err := c.Writer().Write([]byte("b"))
+		return err
 	})
 	rec := serve(app, "GET", "/fast")
 	if rec.Code != 200 || rec.Body.String() != "ab" || !rec.Flushed {
@@ -162,7 +164,7 @@ func TestTimeoutOffAndSkipped(t *testing.T) {
 		return c.Text(200, time.Until(d).Round(time.Minute).String())
 	}
 	ws := app.Group("/ws")
-	ws.SetHandlerTimeout(-1)
+	ws.SetHandlerTimeout(plinth.Off)
 	ws.Get("/live", deadline)
 	slow := app.Group("/reports")
 	slow.SetHandlerTimeout(10 * time.Minute)
@@ -208,15 +210,15 @@ func TestTimeoutDeadlineEverywhere(t *testing.T) {
 		check(t, "Ctx.Context", c.Context())
 		check(t, "Ctx.Request().Context()", c.Request().Context())
 		check(t, "Ctx.Context after Request", c.Context())
-		if plinth.CtxFrom(c.Request()) != nil {
+		if plinth.CtxOf(c.Request()) != nil {
 			t.Error("the request carries the Ctx without a plain handler asking for it")
 		}
 		return c.NoContent(204)
 	})
 	app.HandleFunc("GET /plain", func(w http.ResponseWriter, r *http.Request) {
 		check(t, "plain handler", r.Context())
-		if plinth.CtxFrom(r) == nil {
-			t.Error("plain handler: CtxFrom(r) is nil")
+		if plinth.CtxOf(r) == nil {
+			t.Error("plain handler: CtxOf(r) is nil")
 		}
 		w.WriteHeader(204)
 	})
@@ -271,5 +273,109 @@ func TestTimedOut(t *testing.T) {
 	}
 	if got := <-seen; got != [2]bool{false, true} {
 		t.Errorf("TimedOut before and after the deadline: %v, want [false true]", got)
+	}
+}
+
+// Contexts a handler derives from the request's context under the timeout
+// (context.WithTimeout, WithCancel, AfterFunc) cost no goroutine: the
+// deadline context implements AfterFunc, which the context package uses
+// instead of a goroutine per derived context waiting on Done.
+func TestTimeoutDerivedContextsStartNoGoroutine(t *testing.T) {
+	app := timeoutApp(time.Minute)
+	const n = 100
+	added := make(chan int, 1)
+	app.Get("/derive", func(c *plinth.Ctx) error {
+		before := runtime.NumGoroutine()
+		cancels := make([]context.CancelFunc, 0, 3*n)
+		for range n {
+			ctx, cancel := context.WithTimeout(c.Context(), time.Hour)
+			cancels = append(cancels, cancel)
+			_, cancel = context.WithCancel(ctx) // a child of a standard context: free anyway
+			cancels = append(cancels, cancel)
+			_, cancel = context.WithCancel(c.Request().Context())
+			cancels = append(cancels, cancel)
+		}
+		added <- runtime.NumGoroutine() - before
+		for _, cancel := range cancels {
+			cancel()
+		}
+		return c.NoContent(204)
+	})
+	ctx, cancel := context.WithCancel(context.Background()) // as net/http's request context
+	defer cancel()
+	rec := httptest.NewRecorder()
+	app.ServeHTTP(rec, httptest.NewRequest("GET", "/derive", nil).WithContext(ctx))
+	if rec.Code != 204 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	// Before AfterFunc this was 2n (one goroutine per context derived from
+	// the deadline context); a few unrelated goroutines may come and go.
+	if got := <-added; got >= n/2 {
+		t.Errorf("deriving %d contexts started %d goroutines, want none", 2*n, got)
+	}
+}
+
+// The timeout still reaches contexts derived from the request's context:
+// they end with DeadlineExceeded as their error and cause, and ones derived
+// after the deadline end at once; contexts derived in a request that ends in
+// time end with Canceled when the handler returns, and the parent's
+// cancellation (the client leaving) reaches them too.
+func TestTimeoutCancelReachesDerivedContexts(t *testing.T) {
+	app := timeoutApp(30 * time.Millisecond)
+	type result struct{ err, cause, late, after error }
+	got := make(chan result, 1)
+	var kept context.Context
+	var cancelKept context.CancelFunc
+	app.Get("/slow", func(c *plinth.Ctx) error {
+		derived, cancel := context.WithTimeout(c.Context(), time.Hour)
+		defer cancel()
+		ran := make(chan struct{})
+		stop := context.AfterFunc(c.Context(), func() { close(ran) })
+		defer stop()
+		<-derived.Done()
+		late, cancelLate := context.WithCancel(c.Context())
+		defer cancelLate()
+		<-ran
+		got <- result{derived.Err(), context.Cause(derived), late.Err(), nil}
+		return nil
+	})
+	app.Get("/quick", func(c *plinth.Ctx) error {
+		kept, cancelKept = context.WithCancel(c.Context()) // kept to see the end of the request reach it
+		return c.NoContent(204)
+	})
+	app.Get("/client", func(c *plinth.Ctx) error {
+		derived, cancel := context.WithCancel(c.Context())
+		defer cancel()
+		<-derived.Done()
+		got <- result{after: derived.Err()}
+		return nil
+	})
+	if rec := serve(app, "GET", "/slow"); rec.Code != 503 {
+		t.Fatalf("status %d, want 503", rec.Code)
+	}
+	r := <-got
+	if !errors.Is(r.err, context.DeadlineExceeded) || !errors.Is(r.cause, context.DeadlineExceeded) {
+		t.Errorf("derived context ended with %v (cause %v), want DeadlineExceeded", r.err, r.cause)
+	}
+	if !errors.Is(r.late, context.DeadlineExceeded) {
+		t.Errorf("context derived after the deadline: %v, want DeadlineExceeded", r.late)
+	}
+	if rec := serve(app, "GET", "/quick"); rec.Code != 204 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	defer cancelKept()
+	select {
+	case <-kept.Done():
+		if !errors.Is(kept.Err(), context.Canceled) {
+			t.Errorf("context derived in a finished request: %v, want Canceled", kept.Err())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a context derived in the request was not cancelled when the handler returned")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(10 * time.Millisecond); cancel() }()
+	app.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/client", nil).WithContext(ctx))
+	if r := <-got; !errors.Is(r.after, context.Canceled) {
+		t.Errorf("client gone: derived context ended with %v, want Canceled", r.after)
 	}
 }

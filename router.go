@@ -53,7 +53,7 @@ type Middleware func(next HandlerFunc) HandlerFunc
 // If h is a HandlerFunc it is called natively. Any other handler receives a
 // request whose PathValue returns the wildcard values and whose Pattern is set;
 // that costs the allocations net/http needs to store path values and to carry
-// the Ctx in the request context (see CtxFrom).
+// the Ctx in the request context (see CtxOf).
 //
 // Handle panics if the pattern is invalid, uses a host, or conflicts with a
 // pattern already registered (the message names both and where each was
@@ -275,44 +275,60 @@ func (rt *Router) Mount(prefix string, h http.Handler) {
 }
 
 // SetBodyLimit sets the request body limit of this group's routes (and of
-// groups below it that set none) to n bytes; n < 0 removes the limit. Routes
-// that no group limits get Config.MaxBodyBytes (2 MiB by default). A body
+// groups below it that set none) to n bytes; Off (any negative value)
+// removes the limit, and 0 means the default, as in Config: the limit of the
+// enclosing group, else Config.MaxBodyBytes (2 MiB by default). A body
 // whose Content-Length exceeds the limit is refused with a 413 problem before
 // the handler runs; a body without a length fails its Read past the limit
 // with *http.MaxBytesError, which the renderer turns into 413 too.
 func (rt *Router) SetBodyLimit(n int64) {
 	rt.app.mustBeOpen()
-	if n == 0 {
-		n = -1
-	}
-	rt.bodyLimit = n
+	rt.bodyLimit = max(n, Off)
 }
 
 // SetHandlerTimeout sets the handler timeout of New's default layer for this
-// group's routes (and groups below it that set none) to d; d < 0 switches it
-// off, for long-lived responses such as WebSocket or server-sent events.
-// Routes of groups that set none get App.HandlerTimeout (30s by default).
+// group's routes (and groups below it that set none) to d; Off (any negative
+// value) switches it off, for long-lived responses such as WebSocket or
+// server-sent events, and 0 means the default, as in Config: the timeout of
+// the enclosing group, else App.HandlerTimeout (30s by default).
 func (rt *Router) SetHandlerTimeout(d time.Duration) {
 	rt.app.mustBeOpen()
-	if d == 0 {
-		d = -1
-	}
-	rt.handlerTimeout = d
+	rt.handlerTimeout = max(d, Off)
 }
 
 // SetNotFound sets the handler for requests in this scope that match no route.
 // The default answers 404 with an RFC 9457 problem JSON body. It panics on a
-// group without a prefix, which has no scope of its own.
-func (rt *Router) SetNotFound(h http.Handler) {
+// group without a prefix, which has no scope of its own. SetNotFoundHTTP
+// takes a net/http handler instead.
+func (rt *Router) SetNotFound(h HandlerFunc) {
 	rt.mustHaveScope("SetNotFound")
+	rt.notFound = nil // nil: the enclosing scope's handler, else the default
+	if h != nil {
+		rt.notFound = h
+	}
+}
+
+// SetNotFoundHTTP is SetNotFound with a net/http handler.
+func (rt *Router) SetNotFoundHTTP(h http.Handler) {
+	rt.mustHaveScope("SetNotFoundHTTP")
 	rt.notFound = h
 }
 
 // SetMethodNotAllowed sets the handler for requests in this scope whose path
 // matches routes but whose method does not. The Allow header is set before it
 // runs. The default answers 405 with a problem JSON body.
-func (rt *Router) SetMethodNotAllowed(h http.Handler) {
+// SetMethodNotAllowedHTTP takes a net/http handler instead.
+func (rt *Router) SetMethodNotAllowed(h HandlerFunc) {
 	rt.mustHaveScope("SetMethodNotAllowed")
+	rt.methodNotAllowed = nil // nil: the enclosing scope's handler, else the default
+	if h != nil {
+		rt.methodNotAllowed = h
+	}
+}
+
+// SetMethodNotAllowedHTTP is SetMethodNotAllowed with a net/http handler.
+func (rt *Router) SetMethodNotAllowedHTTP(h http.Handler) {
+	rt.mustHaveScope("SetMethodNotAllowedHTTP")
 	rt.methodNotAllowed = h
 }
 
@@ -346,7 +362,10 @@ func (rt *Router) register(pat string, h http.Handler, strip int) {
 		panic(fmt.Sprintf("plinth: bad pattern %q: %v", full, err))
 	}
 	p.loc = callerLocation()
-	p.warn = ginStyleWarning(p)
+	p.warn = methodCaseWarning(p)
+	if p.warn == "" {
+		p.warn = ginStyleWarning(p)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.index.candidates(p, func(old *pattern) {
@@ -402,6 +421,22 @@ func inFramework(file string) bool {
 		}
 	}
 	return true
+}
+
+// methodCaseWarning returns a warning for a pattern whose method is a
+// standard method in another case ("get /users"): methods are
+// case-sensitive, as in ServeMux, so the route serves requests whose method
+// is literally "get" and a GET there gets 405; "" when the method is fine.
+func methodCaseWarning(p *pattern) string {
+	if p.method == "" || stdMethodID(p.method) >= 0 {
+		return ""
+	}
+	upper := strings.ToUpper(p.method)
+	if stdMethodID(upper) < 0 {
+		return ""
+	}
+	return fmt.Sprintf("plinth: pattern %q (%s) has the method %q; methods are case-sensitive, so %s requests get 405 there; write %q",
+		p.str, p.loc, p.method, upper, upper+p.str[len(p.method):])
 }
 
 // ginStyleWarning returns a warning for a pattern with a segment in another

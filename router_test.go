@@ -3,6 +3,7 @@ package plinth_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -148,7 +149,7 @@ func TestExplicitOptionsRouteWins(t *testing.T) {
 func TestPlainHandlersGetPathValues(t *testing.T) {
 	app := plinth.Bare()
 	app.HandleFunc("GET /orgs/{org}/repos/{repo...}", func(w http.ResponseWriter, r *http.Request) {
-		c := plinth.CtxFrom(r)
+		c := plinth.CtxOf(r)
 		if c == nil {
 			http.Error(w, "no ctx", 500)
 			return
@@ -261,6 +262,58 @@ func TestRoutes(t *testing.T) {
 	}
 }
 
+// TestPatternWithoutLeadingSlash (issue 25.9): a path pattern missing its
+// leading slash is named as such, not taken for a host pattern; a pattern
+// whose first segment names a domain still gets the host message.
+func TestPatternWithoutLeadingSlash(t *testing.T) {
+	h := plinth.HandlerFunc(func(c *plinth.Ctx) error { return nil })
+	for _, tc := range []struct {
+		register func(app *plinth.App)
+		want     string
+		not      string
+	}{
+		{func(app *plinth.App) { app.Get("users/{id}", h) }, `patterns start with /: write "/users/{id}"`, "host"},
+		{func(app *plinth.App) { app.Handle("DELETE users", h) }, `patterns start with /: write "/users"`, "host"},
+		{func(app *plinth.App) { app.Handle("example.com/x", h) }, `host "example.com" in pattern`, "start with /"},
+		{func(app *plinth.App) { app.Handle("GET api.example.com/x", h) }, `host "api.example.com" in pattern`, "start with /"},
+	} {
+		msg := func() (msg string) {
+			defer func() { msg = fmt.Sprint(recover()) }()
+			tc.register(plinth.Bare())
+			return "no panic"
+		}()
+		if !strings.Contains(msg, tc.want) || strings.Contains(msg, tc.not) {
+			t.Errorf("panic %q: want it to contain %q and not %q", msg, tc.want, tc.not)
+		}
+	}
+}
+
+// TestLowercaseMethodWarns (issue 25.9): "get /users" registers the method
+// "get" (methods are case-sensitive, as in ServeMux, so GET gets 405 there),
+// and Build warns, naming the pattern, where it was registered and the
+// upper-case form; an unknown method in upper case gets no warning.
+func TestLowercaseMethodWarns(t *testing.T) {
+	var logs bytes.Buffer
+	app := plinth.Bare()
+	app.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	app.Handle("get /users", plinth.HandlerFunc(func(c *plinth.Ctx) error { return c.Text(200, "lower") }))
+	app.Handle("PURGE /cache", plinth.HandlerFunc(func(c *plinth.Ctx) error { return nil }))
+	app.Handle("Post /items", plinth.HandlerFunc(func(c *plinth.Ctx) error { return nil }))
+	app.Build()
+	out := logs.String()
+	for _, want := range []string{`get /users`, `\"get\"`, `write \"GET /users\"`, `\"Post\"`, `write \"POST /items\"`, "router_test.go:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("warnings lack %s:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "level=WARN"); n != 2 {
+		t.Errorf("%d warnings, want 2 (none for PURGE):\n%s", n, out)
+	}
+	if rec := serve(app, "GET", "/users"); rec.Code != 405 {
+		t.Errorf("GET /users = %d, want 405 (the route's method is \"get\")", rec.Code)
+	}
+}
+
 // TestGinStyleSegmentWarns (issue 10.14): a segment in another router's
 // wildcard syntax keeps ServeMux's meaning (a literal), and Build warns,
 // naming the pattern, where it was registered and the ServeMux form.
@@ -286,5 +339,35 @@ func TestGinStyleSegmentWarns(t *testing.T) {
 	}
 	if rec := serve(app, "GET", "/users/42"); rec.Code != 404 {
 		t.Errorf("/users/42 matched a literal pattern: %d", rec.Code)
+	}
+}
+
+// TestBodyLimitOnDirectRoute (issue 25.1): a route of a Bare App without
+// middleware is called directly, without the oversize wrapper; serveRoute
+// then refuses a declared body over the limit itself, through the
+// ErrorHandler, and the handler does not run.
+func TestBodyLimitOnDirectRoute(t *testing.T) {
+	app := plinth.Bare()
+	app.SetBodyLimit(10)
+	var handlerRan, errorHandler bool
+	app.ErrorHandler = func(c *plinth.Ctx, err error) {
+		errorHandler = true
+		plinth.DefaultErrorHandler(c, err)
+	}
+	app.Post("/in", func(c *plinth.Ctx) error {
+		handlerRan = true
+		return c.NoContent(204)
+	})
+	req := httptest.NewRequest("POST", "/in", strings.NewReader("01234567890123456789"))
+	rec := httptest.NewRecorder()
+	app.ServeHTTP(rec, req)
+	if rec.Code != 413 || handlerRan || !errorHandler {
+		t.Fatalf("status %d, handler ran %v, ErrorHandler called %v; want 413, false, true", rec.Code, handlerRan, errorHandler)
+	}
+	req = httptest.NewRequest("POST", "/in", strings.NewReader("0123"))
+	rec = httptest.NewRecorder()
+	app.ServeHTTP(rec, req)
+	if rec.Code != 204 || !handlerRan {
+		t.Fatalf("a body under the limit: status %d, handler ran %v", rec.Code, handlerRan)
 	}
 }

@@ -9,19 +9,55 @@ import (
 )
 
 // dispatch routes one request; c has been reset for it.
+//
+// The common request (a decoded path with no escapes that matter, a method
+// other than CONNECT) takes the fast lookup, and a route it finds without
+// a multi wildcard in a path it saw whole is served at once: the path is
+// clean and no redirect applies. Everything else goes on in dispatchTail,
+// or in dispatchGeneric for the requests the fast lookup cannot serve.
 func (t *table) dispatch(c *Ctx) {
+	r := c.req
+	path := r.URL.Path
+	if r.URL.RawPath == "" && path != "" && path[0] == '/' && r.RequestURI != "*" {
+		m := matcher{vals: c.vals, method: stdMethodID(r.Method)}
+		if m.method < 0 && len(t.methods.custom) > 0 {
+			m.method = t.methods.id(r.Method, false)
+		}
+		if m.method != mCONNECT {
+			m.head = m.method == mHEAD
+			var rt *route
+			if e := t.static.get(path); e != nil {
+				rt = m.accept(e)
+			}
+			if rt == nil {
+				rt = t.root.find(path, &m)
+			}
+			if rt != nil && !m.multi && !m.unclean {
+				t.serveRoute(c, rt, m.n)
+				return
+			}
+			t.dispatchTail(c, path, path, &m, rt, false)
+			return
+		}
+	}
+	t.dispatchGeneric(c)
+}
+
+// dispatchGeneric routes a request the fast lookup does not serve: "*", an
+// escaped path, a CONNECT request, a path that is not rooted.
+func (t *table) dispatchGeneric(c *Ctx) {
 	r := c.req
 	if r.RequestURI == "*" {
 		t.serveAsterisk(c)
 		return
 	}
-	m := matcher{vals: c.vals, method: -1}
+	m := matcher{vals: c.vals, method: -1, generic: true}
 	path := r.URL.Path
 	if r.URL.RawPath != "" {
 		// The path holds escapes that matter (such as %2F): match the escaped
 		// form segment by segment, as ServeMux does.
 		path = r.URL.EscapedPath()
-		m.escaped, m.generic = true, true
+		m.escaped = true
 	}
 	m.method = stdMethodID(r.Method)
 	if m.method < 0 && len(t.methods.custom) > 0 {
@@ -29,29 +65,26 @@ func (t *table) dispatch(c *Ctx) {
 	}
 	m.head = m.method == mHEAD
 	connect := m.method == mCONNECT
-	if connect || path == "" || path[0] != '/' {
-		m.generic = true
-	}
 	clean := path
-	if m.generic && !connect {
+	if !connect {
 		clean = cleanPath(path) // CONNECT paths are matched as they are
 	}
-	var rt *route
-	if !m.generic {
-		if e := t.static.get(clean); e != nil {
-			rt = m.accept(e)
-		}
-	}
-	if rt == nil {
-		rt = t.root.lookup(clean, &m)
-	}
+	rt := t.root.lookup(clean, &m)
+	t.dispatchTail(c, path, clean, &m, rt, connect)
+}
+
+// dispatchTail answers a request after its first lookup, which found rt
+// (or nil) for clean, the path as looked up: it looks an unclean path up
+// again cleaned, redirects, serves rt or answers the miss.
+func (t *table) dispatchTail(c *Ctx, path, clean string, m *matcher, rt *route, connect bool) {
+	r := c.req
 	if !m.generic && (m.unclean || (rt == nil || m.multi) && !isCleanPath(path)) {
 		// The fast lookup saw every segment of a path it matched without a
 		// multi wildcard, so only a miss or a multi match needs the full
 		// check; an unclean path is looked up again cleaned (and redirected).
 		clean = cleanPath(path)
-		m = matcher{vals: c.vals, method: m.method, head: m.head, generic: true}
-		rt = t.root.lookup(clean, &m)
+		*m = matcher{vals: c.vals, method: m.method, head: m.head, generic: true}
+		rt = t.root.lookup(clean, m)
 	}
 	if (rt == nil || m.multi) && clean != "" && clean[len(clean)-1] != '/' {
 		// ServeMux redirects /tree to /tree/ when only the latter matches
@@ -64,7 +97,7 @@ func (t *table) dispatch(c *Ctx) {
 			return
 		}
 	}
-	if clean != path && !connect {
+	if m.generic && clean != path && !connect { // the fast mode never cleans: clean is path
 		loc := clean
 		if !m.escaped {
 			loc = (&url.URL{Path: clean}).EscapedPath()
@@ -79,7 +112,7 @@ func (t *table) dispatch(c *Ctx) {
 		t.serveRoute(c, rt, m.n)
 		return
 	}
-	t.serveMiss(c, clean, &m)
+	t.serveMiss(c, clean, m)
 }
 
 // exactMatch reports whether p matches path without its multi wildcard
@@ -103,6 +136,10 @@ func (t *table) serveRoute(c *Ctx, rt *route, n int) {
 	c.nvals = n
 	if hasBody(c.req) {
 		t.guardBody(c, rt.maxBody)
+		if rt.direct && c.bodyOversize { // what refuseOversize answers in a chain
+			c.handleError(&BodyError{Err: &http.MaxBytesError{Limit: c.bodyLimit}})
+			return
+		}
 	}
 	if err := rt.serve(c); err != nil {
 		c.handleError(err)

@@ -83,3 +83,41 @@ func benchmarkRegister(b *testing.B, pats []string) {
 		}
 	})
 }
+
+// TestStaticAndSortedLookup (issue 25.1): the static-path table and the
+// sorted literal children with their jump tables find every route of a
+// large generated table and of a node with hundreds of literal children
+// (past the jump table's 255), and miss paths that differ from a static
+// path by a byte, a length or a segment.
+func TestStaticAndSortedLookup(t *testing.T) {
+	app := plinth.Bare()
+	var static []string
+	for i := range 300 {
+		// Literal children of one node starting with every kind of byte,
+		// in no sorted order, and static paths of equal length.
+		p := "/s/" + string(rune('z'-i%26)) + strconv.Itoa(i*7919%1000)
+		static = append(static, p)
+		app.Get(p, func(c *plinth.Ctx) error { return c.Text(200, "static "+p) })
+		app.Get(p+"/{id}", func(c *plinth.Ctx) error { return c.Text(200, "param "+p+" "+c.Param("id")) })
+	}
+	app.Get("/s/{other}", func(c *plinth.Ctx) error { return c.Text(200, "wild "+c.Param("other")) })
+	app.Build()
+	for _, p := range static {
+		if rec := serve(app, "GET", p); rec.Code != 200 || rec.Body.String() != "static "+p {
+			t.Fatalf("GET %s = %d %q", p, rec.Code, rec.Body)
+		}
+		if rec := serve(app, "GET", p+"/42"); rec.Body.String() != "param "+p+" 42" {
+			t.Fatalf("GET %s/42 = %d %q", p, rec.Code, rec.Body)
+		}
+		// One byte more, or the last byte changed: not the static route.
+		if rec := serve(app, "GET", p+"q"); rec.Body.String() != "wild "+p[3:]+"q" {
+			t.Fatalf("GET %sq = %d %q", p, rec.Code, rec.Body)
+		}
+		if rec := serve(app, "GET", p[:len(p)-1]+"!"); rec.Body.String() != "wild "+p[3:len(p)-1]+"!" {
+			t.Fatalf("GET %s! = %d %q", p[:len(p)-1], rec.Code, rec.Body)
+		}
+	}
+	if rec := serve(app, "GET", "/s"); rec.Code != 404 {
+		t.Errorf("GET /s = %d, want 404", rec.Code)
+	}
+}

@@ -63,11 +63,19 @@ func parsePattern(s string) (*pattern, error) {
 	}
 	slash := strings.IndexByte(rest, '/')
 	if slash < 0 {
-		return nil, errors.New("path must start with '/'")
+		if rest == "" {
+			return nil, errors.New("path must start with '/'")
+		}
+		return nil, fmt.Errorf("patterns start with /: write %q", "/"+rest)
 	}
 	if slash > 0 {
 		if strings.IndexByte(rest[:slash], '{') >= 0 {
 			return nil, errors.New("path must start with '/' (a wildcard comes before the first '/')")
+		}
+		if !strings.Contains(rest[:slash], ".") {
+			// "users/{id}": a path missing its leading slash, not a host
+			// (a host pattern names a domain, "example.com/x").
+			return nil, fmt.Errorf("patterns start with /: write %q", "/"+rest)
 		}
 		return nil, fmt.Errorf("host %q in pattern: host patterns are not supported; mount a host switch instead", rest[:slash])
 	}

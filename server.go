@@ -20,15 +20,17 @@ import (
 // configuration is the App's Config with the PLINTH_* environment variables
 // applied; a bad value fails here, naming the variable. A second signal
 // during the drain exits the process at once with status 1. Run returns nil
-// after a clean drain. With PLINTH_INSPECT=routes or openapi, Run prints the
-// route table or the OpenAPI document and exits the process instead, before
-// listening (server_inspect.go; `plinth routes`, `plinth openapi`).
+// after a clean drain. With PLINTH_INSPECT=routes or openapi, in a binary
+// built with -tags plinth_inspect, Run prints the route table or the OpenAPI
+// document and exits the process instead, before listening
+// (server_inspect.go; `plinth routes`, `plinth openapi`); a normal build
+// logs a warning and serves.
 func (a *App) Run() error {
 	cfg, err := a.configure()
 	if err != nil {
 		return err
 	}
-	if err := a.inspect(); err != nil { // PLINTH_INSPECT: describe the App and exit
+	if err := a.inspect(cfg); err != nil { // PLINTH_INSPECT: describe the App and exit
 		return err
 	}
 	lns, err := listen(cfg)
@@ -68,18 +70,19 @@ func (a *App) Run() error {
 // idle keep-alive connections close, responses still in flight carry
 // "Connection: close", and the requests in flight get Config.ShutdownTimeout
 // to finish. Those that outlive it are cut off, and Serve's error says how
-// many. Shutdown hooks (OnShutdown) run last, in reverse order. Serve
+// many. Stop hooks (OnStop) run last, in reverse order. Serve
 // returns nil after a clean drain.
 //
 // The configuration is the App's Config with the PLINTH_* environment
 // variables applied; the listen address and ReusePort are ignored, as the
-// caller owns ln. PLINTH_INSPECT makes it describe the App and exit, as Run.
+// caller owns ln. PLINTH_INSPECT makes it describe the App and exit, as Run,
+// in a plinth_inspect build only.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	cfg, err := a.configure()
 	if err != nil {
 		return err
 	}
-	if err := a.inspect(); err != nil { // PLINTH_INSPECT: describe the App and exit
+	if err := a.inspect(cfg); err != nil { // PLINTH_INSPECT: describe the App and exit
 		return err
 	}
 	return a.serve(ctx, []net.Listener{ln}, cfg)
@@ -89,7 +92,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 // registration, after the App is built and before its listeners accept a
 // connection (warming a cache, checking a dependency, a module's start-up
 // work), with Serve's context. The first hook that fails stops start-up:
-// nothing is served, the listeners close, the OnShutdown hooks run (in
+// nothing is served, the listeners close, the OnStop hooks run (in
 // reverse order, within Config.ShutdownTimeout, so that what the earlier
 // hooks opened is closed), and Serve returns the hook's error. An App used
 // as a plain http.Handler (httptest) runs no hooks.
@@ -98,7 +101,7 @@ func (a *App) OnStart(hook func(ctx context.Context) error) {
 	a.startHooks = append(a.startHooks, hook)
 }
 
-// start runs the OnStart hooks; on a failure it runs the OnShutdown hooks
+// start runs the OnStart hooks; on a failure it runs the OnStop hooks
 // and returns the failure with theirs.
 func (a *App) start(ctx context.Context, cfg Config, log *slog.Logger) error {
 	for i, hook := range a.startHooks {
@@ -110,9 +113,9 @@ func (a *App) start(ctx context.Context, cfg Config, log *slog.Logger) error {
 		errs := []error{fmt.Errorf("plinth: start-up hook %d of %d: %w", i+1, len(a.startHooks), err)}
 		hctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 		defer cancel()
-		for _, stop := range slices.Backward(a.shutdownHooks) {
+		for _, stop := range slices.Backward(a.stopHooks) {
 			if err := stop(hctx); err != nil {
-				errs = append(errs, fmt.Errorf("plinth: shutdown hook: %w", err))
+				errs = append(errs, fmt.Errorf("plinth: OnStop hook: %w", err))
 			}
 		}
 		return errors.Join(errs...)
@@ -120,12 +123,12 @@ func (a *App) start(ctx context.Context, cfg Config, log *slog.Logger) error {
 	return nil
 }
 
-// OnShutdown registers a hook run after the drain (a database pool's Close,
+// OnStop registers a hook run after the drain (a database pool's Close,
 // say), in reverse order of registration, with a context bounded by the
 // remaining grace period. Hooks' errors are joined into Serve's.
-func (a *App) OnShutdown(hook func(ctx context.Context) error) {
+func (a *App) OnStop(hook func(ctx context.Context) error) {
 	a.mustBeOpen()
-	a.shutdownHooks = append(a.shutdownHooks, hook)
+	a.stopHooks = append(a.stopHooks, hook)
 }
 
 // Draining returns a channel closed when the App starts draining. Handlers
@@ -141,6 +144,7 @@ func (a *App) configure() (Config, error) {
 	if err != nil {
 		return cfg, err
 	}
+	a.warnAtStart(a.logger(cfg), set, os.Environ())
 	a.mu.Lock()
 	if a.built.Load() == nil {
 		a.settings = &set
@@ -249,9 +253,9 @@ func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
 	}
 	log.Info("plinth: serving",
 		"addr", lns[0].Addr().String(), "listeners", len(lns), "protocols", protocols,
-		"header_read_timeout", cfg.HeaderReadTimeout, "body_read_timeout", cfg.BodyReadTimeout,
+		"header_read_timeout", offOr(cfg.HeaderReadTimeout), "body_read_timeout", offOr(cfg.BodyReadTimeout),
 		"idle_timeout", cfg.IdleTimeout, "max_header_bytes", cfg.MaxHeaderBytes,
-		"max_body_bytes", cfg.MaxBodyBytes, "max_connections", cfg.MaxConnections,
+		"max_body_bytes", offOr(cfg.MaxBodyBytes), "max_connections", offOr(cfg.MaxConnections),
 		"drain_delay", cfg.DrainDelay, "shutdown_timeout", cfg.ShutdownTimeout,
 		"probes", cfg.LivenessPath+" "+cfg.ReadinessPath)
 
@@ -354,10 +358,10 @@ func (a *App) drain(srv *http.Server, front *frontDoor, limiter *connLimiter, cf
 		srv.Close()
 		errs = append(errs, fmt.Errorf("plinth: grace period of %s expired: %d requests cut off", cfg.ShutdownTimeout, cut))
 	}
-	for _, hook := range slices.Backward(a.shutdownHooks) {
+	for _, hook := range slices.Backward(a.stopHooks) {
 		hctx, hcancel := context.WithTimeout(context.Background(), max(time.Until(start.Add(cfg.DrainDelay+cfg.ShutdownTimeout)), time.Second))
 		if err := hook(hctx); err != nil {
-			errs = append(errs, fmt.Errorf("plinth: shutdown hook: %w", err))
+			errs = append(errs, fmt.Errorf("plinth: OnStop hook: %w", err))
 		}
 		hcancel()
 	}

@@ -3,13 +3,17 @@ package plinth
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 )
 
 // Inspection: the environment variable PLINTH_INSPECT makes Run and Serve
 // describe the App instead of serving it, so that a tool (the plinth
 // command's routes and openapi) can read what a program registers by
-// running it, not by parsing its source:
+// running it, not by parsing its source. It works only in a binary built
+// with the build tag plinth_inspect (`go build -tags plinth_inspect`, which
+// the plinth command passes): a normal build, the one deployed, ignores the
+// variable, logging a warning, and serves, so that an environment alone
+// cannot stop a production binary (exiting 0, which a supervisor's
+// Restart=on-failure does not restart) or make it write a file.
 //
 //	PLINTH_INSPECT=routes    the route table as JSON: an array of
 //	                         {"method", "pattern", "handler", "source"},
@@ -17,16 +21,19 @@ import (
 //	PLINTH_INSPECT=openapi   the OpenAPI document as JSON, as SetOpenAPI's
 //	                         function returns it (api.New sets it)
 //
-// Run and Serve then resolve the configuration as usual (a bad PLINTH_*
-// value is still their error), build the App (a bad route still panics),
-// write the JSON to the file named by PLINTH_INSPECT_OUTPUT, or to standard
-// output when it is unset, and exit the process with status 0: before
-// listening, before the OnStart hooks (which may open connections), and
-// without running what follows Run in main. Another value of
-// PLINTH_INSPECT, an App without a document for openapi, or a failed
-// write is Run's error, and nothing exits. Unset or empty, the variable
-// changes nothing; the work a program does before it calls Run (opening a
-// database, say) is done either way.
+// In a plinth_inspect build, Run and Serve then resolve the configuration
+// as usual (a bad PLINTH_* value is still their error), build the App (a
+// bad route still panics), write the JSON to the file named by
+// PLINTH_INSPECT_OUTPUT, which must not exist yet (it is created, never
+// overwritten), or to standard output when it is unset, and exit the
+// process with status 0: before listening, before the OnStart hooks (which
+// may open connections), and without running what follows Run in main.
+// Another value of PLINTH_INSPECT, an App without a document for openapi,
+// or a failed write is Run's error, and nothing exits. Unset or empty, the
+// variable changes nothing; the work a program does before it calls Run
+// (opening a database, say) is done either way.
+// (server_inspect_enabled.go and server_inspect_disabled.go hold the two
+// builds' inspect.)
 const (
 	inspectEnv       = "PLINTH_INSPECT"
 	inspectOutputEnv = "PLINTH_INSPECT_OUTPUT"
@@ -49,28 +56,6 @@ type inspectedRoute struct {
 	Pattern string `json:"pattern"`
 	Handler string `json:"handler"`
 	Source  string `json:"source"`
-}
-
-// inspect answers PLINTH_INSPECT, if set: it writes the description and
-// exits the process, or returns why it cannot. Unset, it returns nil.
-func (a *App) inspect() error {
-	mode := os.Getenv(inspectEnv)
-	if mode == "" {
-		return nil
-	}
-	out, err := a.inspection(mode)
-	if err != nil {
-		return err
-	}
-	if path := os.Getenv(inspectOutputEnv); path != "" {
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			return fmt.Errorf("plinth: %s=%s: %w", inspectOutputEnv, path, err)
-		}
-	} else if _, err := os.Stdout.Write(out); err != nil {
-		return fmt.Errorf("plinth: %s=%s: %w", inspectEnv, mode, err)
-	}
-	os.Exit(0)
-	return nil
 }
 
 // inspection builds the App and returns the JSON that mode asks for.

@@ -42,14 +42,14 @@ func TestOnStartRunsBeforeServing(t *testing.T) {
 }
 
 // A failing OnStart hook: nothing is served, later hooks do not run, the
-// OnShutdown hooks do (in reverse), the listener is closed, and Serve
+// OnStop hooks do (in reverse), the listener is closed, and Serve
 // returns the hook's error.
 func TestOnStartFailureStopsStartup(t *testing.T) {
 	app := Bare()
 	boom := errors.New("cache unreachable")
 	var ran []string
-	app.OnShutdown(func(context.Context) error { ran = append(ran, "stop1"); return nil })
-	app.OnShutdown(func(context.Context) error { ran = append(ran, "stop2"); return nil })
+	app.OnStop(func(context.Context) error { ran = append(ran, "stop1"); return nil })
+	app.OnStop(func(context.Context) error { ran = append(ran, "stop2"); return nil })
 	app.OnStart(func(context.Context) error { ran = append(ran, "start1"); return boom })
 	app.OnStart(func(context.Context) error { ran = append(ran, "start2"); return nil })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

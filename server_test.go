@@ -443,7 +443,7 @@ func bodyApp(t *testing.T, calls *atomic.Int64, errs chan<- error) *served {
 	big.SetBodyLimit(8 << 10)
 	big.Post("/upload", h)
 	free := app.Group("/free")
-	free.SetBodyLimit(-1)
+	free.SetBodyLimit(Off)
 	free.Post("/upload", h)
 	return serveApp(t, app, listenLocal(t))
 }
@@ -910,8 +910,8 @@ func TestServerDrain(t *testing.T) {
 		record("request")
 		return c.Text(http.StatusOK, "done")
 	})
-	app.OnShutdown(func(context.Context) error { record("hook 1"); return nil })
-	app.OnShutdown(func(context.Context) error { record("hook 2"); return nil })
+	app.OnStop(func(context.Context) error { record("hook 1"); return nil })
+	app.OnStop(func(context.Context) error { record("hook 2"); return nil })
 	s := serveApp(t, app, listenLocal(t))
 
 	client := newClient(t, true)
@@ -1026,7 +1026,7 @@ func TestServerDrainGraceExpires(t *testing.T) {
 	app.Config.ShutdownTimeout = 200 * time.Millisecond
 	started := make(chan struct{}, 1)
 	var hookRan atomic.Bool
-	app.OnShutdown(func(context.Context) error { hookRan.Store(true); return nil })
+	app.OnStop(func(context.Context) error { hookRan.Store(true); return nil })
 	stuck := newCloser(t)
 	app.Get("/stuck", func(c *Ctx) error {
 		started <- struct{}{}
@@ -1047,7 +1047,7 @@ func TestServerDrainGraceExpires(t *testing.T) {
 		t.Errorf("the cut-off request got a response: %d %q", r.status, r.body)
 	}
 	if !hookRan.Load() {
-		t.Error("the shutdown hook did not run after the grace period expired")
+		t.Error("the OnStop hook did not run after the grace period expired")
 	}
 }
 
@@ -1056,7 +1056,7 @@ func TestServerShutdownHookError(t *testing.T) {
 	app.Config = testConfig()
 	app.Get("/", hello)
 	var deadline atomic.Bool
-	app.OnShutdown(func(ctx context.Context) error {
+	app.OnStop(func(ctx context.Context) error {
 		_, ok := ctx.Deadline()
 		deadline.Store(ok)
 		return errors.New("pool close failed")

@@ -118,7 +118,7 @@ type Operation struct {
 	Deprecated bool
 	// MaxBodyBytes is this route's request body limit (413 beyond it).
 	// Default 0: the route's group limit, or the App's (2 MiB for
-	// plinth.New); negative means none.
+	// plinth.New); plinth.Off (any negative value) means none.
 	MaxBodyBytes int64
 	// Errors lists further error statuses the handler returns (404, 409,
 	// ...), documented as problem responses next to the 400, 422 and 500
@@ -137,8 +137,9 @@ type API struct {
 
 	mu      sync.Mutex
 	ops     []*opDoc
-	ids     map[string]string // operation ID -> pattern
-	skip    map[string]bool   // patterns of routes that the document leaves out
+	ids     map[string]string         // operation ID -> pattern
+	skip    map[string]bool           // patterns of routes that the document leaves out
+	schemes map[string]SecurityScheme // declared by Group.SetSecurity
 	msgs    messages
 	bind    bindConfig
 	docOnce sync.Once

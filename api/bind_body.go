@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"strings"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/internal/bodybind"
 )
 
 // bodyPlan binds the Body field.
@@ -92,16 +92,15 @@ func (ip *inputPlan) bindBody(in reflect.Value, st *bindState, jb *jsonBody) (re
 // or a form. It reports whether a body was present; an empty body of
 // another media type is absent rather than a 415.
 func (ip *inputPlan) readBody(r *http.Request, field reflect.Value, jb *jsonBody, st *bindState) (bool, error) {
-	media, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
-	media = strings.ToLower(strings.TrimSpace(media))
+	media := bodybind.MediaType(r.Header.Get("Content-Type"))
 	if ip.body.form {
 		return ip.readForm(r, field, media, st)
 	}
-	if media != "" && media != "application/json" && !strings.HasSuffix(media, "+json") {
+	if !bodybind.IsJSON(media) {
 		if r.ContentLength == 0 {
 			return false, nil
 		}
-		return false, plinth.Error(http.StatusUnsupportedMediaType, "the request body must be application/json, not "+media)
+		return false, failure(bodybind.NotJSON(media))
 	}
 	return ip.readJSON(r, field, jb, st)
 }
@@ -114,6 +113,20 @@ func bodyReadError(err error) error {
 		return err
 	}
 	return &plinth.BodyError{Err: err}
+}
+
+// failure returns the problem of a binding failure: a *plinth.BodyError for
+// a failure to read the body, else a plinth.Error with its status and
+// detail.
+func failure(f bodybind.Failure) error {
+	if f.Status == 0 {
+		return bodyReadError(f.Err)
+	}
+	p := plinth.Error(f.Status, f.Detail)
+	if f.Err != nil {
+		p = p.Wrap(f.Err)
+	}
+	return p
 }
 
 // fieldAt returns the field of the struct v at index (a

@@ -3,14 +3,13 @@ package api
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"os"
 	"reflect"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/internal/bodybind"
 )
 
 // formField binds one field of a form body.
@@ -102,7 +101,7 @@ func (ip *inputPlan) readForm(r *http.Request, field reflect.Value, media string
 		}
 		fallthrough
 	default:
-		return false, plinth.Error(http.StatusUnsupportedMediaType, "the request body must be application/x-www-form-urlencoded or multipart/form-data")
+		return false, failure(bodybind.NotForm())
 	}
 	for _, ff := range ip.body.fields {
 		ff.bind(field.Field(ff.index), vals, files, st)
@@ -122,7 +121,7 @@ func (ip *inputPlan) parseMultipart(r *http.Request) (url.Values, map[string][]*
 		n += len(fs)
 	}
 	if n > ip.cfg.maxFiles {
-		return nil, nil, plinth.Errorf(http.StatusRequestEntityTooLarge, "at most %d files are accepted", ip.cfg.maxFiles)
+		return nil, nil, failure(bodybind.TooManyFiles(ip.cfg.maxFiles))
 	}
 	return r.MultipartForm.Value, r.MultipartForm.File, nil
 }
@@ -167,21 +166,11 @@ func removeForm(r *http.Request) {
 
 // formError maps a form parsing error: a body read failure goes to the
 // renderer as a *plinth.BodyError (413 over the limit, 408 too slow, 400),
-// too many parts is 413, the rest a 400 with detail.
+// too many parts is 413, the rest a 400 with detail (see
+// bodybind.FormFailure).
 func formError(err error, detail string) error {
 	if _, ok := errors.AsType[*plinth.BodyError](err); ok {
 		return err
 	}
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok || errors.Is(err, os.ErrDeadlineExceeded) {
-		return &plinth.BodyError{Err: err}
-	}
-	if errors.Is(err, multipart.ErrMessageTooLarge) {
-		return plinth.Error(http.StatusRequestEntityTooLarge, "the multipart body has too many parts or is too large").Wrap(err)
-	}
-	if _, ok := errors.AsType[*fs.PathError](err); ok {
-		// The server could not store a spilled file (TMPDIR missing or
-		// full): its failure, logged with the cause, not a malformed body.
-		return plinth.Error(http.StatusInternalServerError, "the upload could not be stored").Wrap(err)
-	}
-	return plinth.BadRequest(detail).Wrap(err)
+	return failure(bodybind.FormFailure(err, detail))
 }

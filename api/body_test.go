@@ -205,7 +205,7 @@ func TestFormErrors(t *testing.T) {
 func TestMultipartPartLimit(t *testing.T) {
 	app := plinth.Bare()
 	a := api.New(app, api.Config{OpenAPIPath: "-"})
-	api.Register(a, api.Operation{Method: "POST", Path: "/upload", MaxBodyBytes: -1}, func(context.Context, *uploadIn) (*struct{}, error) {
+	api.Register(a, api.Operation{Method: "POST", Path: "/upload", MaxBodyBytes: plinth.Off}, func(context.Context, *uploadIn) (*struct{}, error) {
 		return nil, nil
 	})
 	var b bytes.Buffer

@@ -14,12 +14,16 @@ type Group struct {
 	router *plinth.Router
 	prefix string
 	tags   []string // given to operations registered without tags (SetTags)
+	// security is given to operations registered without Security
+	// (SetSecurity).
+	security []map[string][]string
 }
 
 // Registrar is where Register puts an operation: the *API (the App's root)
 // or a *Group.
 type Registrar interface {
 	registrar() (*API, *plinth.Router, string, []string)
+	scopeSecurity() []map[string][]string
 }
 
 // registrar returns where an operation registered on a goes: the API, the
@@ -47,7 +51,12 @@ func (a *API) Group(prefix string, fn ...func(*Group)) *Group {
 
 // Group returns a group below this group's prefix.
 func (g *Group) Group(prefix string, fn ...func(*Group)) *Group {
-	return newGroup(g.api, g.router, g.prefix, prefix, g.tags, fn)
+	sub := newGroup(g.api, g.router, g.prefix, prefix, g.tags, nil)
+	sub.security = g.security
+	for _, f := range fn {
+		f(sub)
+	}
+	return sub
 }
 
 // Router returns the plinth group behind g, for middleware (Use),

@@ -51,9 +51,12 @@ func (a *API) Document() *openapi.Document {
 		*slot = a.operationDoc(g, o)
 	}
 	addPlainRoutes(doc, a.app.Routes(), skip, ids)
-	if len(a.cfg.SecuritySchemes) > 0 {
+	if len(a.cfg.SecuritySchemes) > 0 || len(a.schemes) > 0 {
 		doc.Components.SecuritySchemes = map[string]*openapi.SecurityScheme{}
-		for name, s := range a.cfg.SecuritySchemes {
+		for name, s := range a.schemes {
+			doc.Components.SecuritySchemes[name] = &s
+		}
+		for name, s := range a.cfg.SecuritySchemes { // the Config's win
 			doc.Components.SecuritySchemes[name] = &s
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"runtime"
 	"strings"
 
 	"github.com/plinth-go/plinth"
@@ -25,7 +26,7 @@ func Register[In, Out any](r Registrar, op Operation, h func(context.Context, *I
 	if h == nil {
 		panic("api: Register: nil handler for " + op.Method + " " + op.Path)
 	}
-	register[In, Out](r, op, func(c *plinth.Ctx, in *In) (*Out, error) { return h(c.Context(), in) })
+	register[In, Out](r, op, funcName(h), func(c *plinth.Ctx, in *In) (*Out, error) { return h(c.Context(), in) })
 }
 
 // RegisterCtx is Register for a handler that wants the *plinth.Ctx (the
@@ -34,17 +35,23 @@ func RegisterCtx[In, Out any](r Registrar, op Operation, h func(*plinth.Ctx, *In
 	if h == nil {
 		panic("api: RegisterCtx: nil handler for " + op.Method + " " + op.Path)
 	}
-	register[In, Out](r, op, h)
+	register[In, Out](r, op, funcName(h), h)
 }
 
 // register checks op, compiles In and Out, records the operation for the
 // document and adds its route (on a group of its own when it has a body
 // limit). It panics on anything Register documents.
-func register[In, Out any](r Registrar, op Operation, h func(*plinth.Ctx, *In) (*Out, error)) {
+//
+// name is h's function name: the route's handler is listed (App.Routes,
+// `plinth routes`) as "operationID (name)".
+func register[In, Out any](r Registrar, op Operation, name string, h func(*plinth.Ctx, *In) (*Out, error)) {
 	a, router, prefix, tags := r.registrar()
 	op = normalise(op, prefix)
 	if len(op.Tags) == 0 {
 		op.Tags = tags
+	}
+	if op.Security == nil {
+		op.Security = r.scopeSecurity()
 	}
 	full := prefix + op.Path
 	where := op.Method + " " + full
@@ -61,7 +68,16 @@ func register[In, Out any](r Registrar, op Operation, h func(*plinth.Ctx, *In) (
 		target = router.Group("")
 		target.SetBodyLimit(op.MaxBodyBytes)
 	}
-	target.Handle(op.Method+" "+op.Path, plinth.HandlerFunc(operationHandler(in, out, op.DefaultStatus, h)))
+	target.Handle(op.Method+" "+op.Path, plinth.NamedHandler(op.OperationID+" ("+name+")", operationHandler(in, out, op.DefaultStatus, h)))
+}
+
+// funcName is the name of the function f, as the runtime knows it
+// (main.listTasks, or main.routes.func1 for a closure).
+func funcName(f any) string {
+	if fn := runtime.FuncForPC(reflect.ValueOf(f).Pointer()); fn != nil {
+		return fn.Name()
+	}
+	return "func"
 }
 
 // normalise checks op's method and path (below a group's prefix, "" is the

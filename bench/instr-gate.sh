@@ -10,6 +10,10 @@
 # baseline; it reports improvements of more than 3 % too. Time is reported
 # (compare.sh), never gated: on a shared machine it moves by tens of percent.
 #
+# Without arguments it first runs router-gate.sh: the router's instructions
+# per lookup pass against gin's, in process (github-all and its static
+# routes gated, other route tables printed; cmd/router-gate).
+#
 # Usage (from anywhere; about 30 s on the 2-core machine, the build aside,
 # twice that when it fails: it measures again before failing):
 #   bench/instr-gate.sh             # the gate
@@ -55,6 +59,11 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 command -v valgrind >/dev/null || { echo "instr-gate: valgrind is needed (Debian: apt-get install valgrind)" >&2; exit 1; }
+if [ $# -eq 0 ]; then
+	# The gate itself (not -update, -measure or -h): the router against gin
+	# first (router-gate.sh, about 10 s).
+	./router-gate.sh
+fi
 mkdir -p bin
 go build -o bin/ ./cmd/instr ./cmd/instr-gate
 exec bin/instr-gate -instr bin/instr "$@"

@@ -64,7 +64,7 @@ func registerItems(app *plinth.App, ic *itemController) {
 // interceptor and the controller.
 func itemsViaModule(tb testing.TB) *plinth.App {
 	app := plinth.New()
-	m := module.New("items").SetPrefix("/items").Guard(itemGuard).Intercept(itemInterceptor)
+	m := module.New("items").SetPrefix("/items").Guard(itemGuard).Use(itemInterceptor)
 	module.Provide(m, newItemController)
 	module.Controller[*itemController](m)
 	if _, err := module.Mount(app, m); err != nil {

@@ -51,13 +51,13 @@ func BenchmarkETagHash(b *testing.B) {
 	_ = sink
 }
 
-// BenchmarkRateLimitFootprint fills a MemoryStore to its default bound
-// (middleware.DefaultMemoryStoreMaxKeys) through the rate limit middleware, one client
+// BenchmarkRateLimitFootprint fills a MemoryRateLimitStore to its default bound
+// (middleware.DefaultMemoryRateLimitStoreMaxKeys) through the rate limit middleware, one client
 // address per request as the default key makes them, and reports the heap
 // it holds per key and in all. Run with -benchtime 1x.
 func BenchmarkRateLimitFootprint(b *testing.B) {
 	for b.Loop() {
-		store := middleware.NewMemoryStore(middleware.MemoryStoreConfig{})
+		store := middleware.NewMemoryRateLimitStore(middleware.MemoryRateLimitStoreConfig{})
 		rl := middleware.NewRateLimiter(middleware.RateLimiterConfig{
 			Limit: middleware.Limit{Rate: 10, Per: time.Second, Burst: 20},
 			Store: store,
@@ -69,15 +69,15 @@ func BenchmarkRateLimitFootprint(b *testing.B) {
 		req := httptest.NewRequest("GET", "/", nil)
 		w := suite.NewResponseWriter(false)
 		before := heapInUse()
-		for i := range middleware.DefaultMemoryStoreMaxKeys {
+		for i := range middleware.DefaultMemoryRateLimitStoreMaxKeys {
 			a := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
 			req.RemoteAddr = netip.AddrPortFrom(a, 1234).String()
 			w.Reset()
 			app.ServeHTTP(w, req)
 		}
 		held := heapInUse() - before
-		if n := store.Len(); n < middleware.DefaultMemoryStoreMaxKeys*9/10 {
-			b.Fatalf("the store holds %d keys, want about %d", n, middleware.DefaultMemoryStoreMaxKeys)
+		if n := store.Len(); n < middleware.DefaultMemoryRateLimitStoreMaxKeys*9/10 {
+			b.Fatalf("the store holds %d keys, want about %d", n, middleware.DefaultMemoryRateLimitStoreMaxKeys)
 		}
 		b.ReportMetric(float64(held)/float64(store.Len()), "heap-B/key")
 		b.ReportMetric(float64(held)/1e6, "heap-MB")

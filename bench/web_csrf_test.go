@@ -14,16 +14,17 @@ package bench
 //   - case=token: a client that sends neither header (an old browser; a
 //     Referer: https://example.com/form, which gorilla/csrf and nosurf
 //     require of an HTTPS request without Origin), so that the token
-//     decides: Plinth checks it against the secret in the session, in the
-//     memory store (fw=plinth, the default) or the cookie store
-//     (fw=plinth-cookie); gorilla/csrf and nosurf against their own
-//     cookie. The standard library has no tokens and lets such a request
+//     decides: Plinth checks it against the secret in its own signed CSRF
+//     cookie (an anonymous visitor has no session; the sessions, in the
+//     memory store for fw=plinth and the cookie store for fw=plinth-cookie,
+//     are attached but not loaded); gorilla/csrf and nosurf against their
+//     own cookie. The standard library has no tokens and lets such a request
 //     through unchecked: it is not in this case.
 //
 // fw=plinth-bare and fw=mux are the same handler without protection (on
 // plinth.Bare() and on a ServeMux): the floor of each routing. Routing as in
-// BenchmarkSession: Plinth on plinth.Bare() (with Sessions attached, as the
-// token step needs), the peers on a ServeMux inside their middleware.
+// BenchmarkSession: Plinth on plinth.Bare() (with Sessions attached, as a real
+// site has them), the peers on a ServeMux inside their middleware.
 //
 // TestWebCSRFRejects checks that every protection refuses a cross-site POST
 // and a wrong token.
@@ -63,7 +64,7 @@ var csrfApps = []csrfApp{
 		return plinthCSRFApp(tb, web.NewMemoryStore(web.MemoryStoreConfig{}), true)
 	}},
 	{"plinth-cookie", 403, func(tb testing.TB) http.Handler {
-		return plinthCSRFApp(tb, web.NewCookieStore(web.CookieStoreConfig{Keys: [][]byte{benchKey32}}), true)
+		return plinthCSRFApp(tb, plinthCookieStore(tb), true)
 	}},
 	{"std", 403, func(testing.TB) http.Handler { return http.NewCrossOriginProtection().Handler(csrfMux(nil)) }},
 	{"gorilla", 403, func(testing.TB) http.Handler {

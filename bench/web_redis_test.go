@@ -76,5 +76,5 @@ func gorillaRedisStore(tb testing.TB) *redistore.RediStore {
 
 // plinthRedisStore is Plinth's web/redisstore on a go-redis client.
 func plinthRedisStore(tb testing.TB) *plinthredis.Store {
-	return plinthredis.New(goRedisClient(tb), plinthredis.Config{Prefix: redisBenchPrefix + "plinth:"})
+	return plinthredis.New(plinthredis.Config{Client: goRedisClient(tb), Prefix: redisBenchPrefix + "plinth:"})
 }

@@ -166,6 +166,15 @@ type webCase struct {
 	Build func(testing.TB) *webSetup
 }
 
+// plinthCookieStore returns Plinth's cookie store with benchKey32.
+func plinthCookieStore(tb testing.TB) *web.CookieStore {
+	st, err := web.NewCookieStore(web.CookieStoreConfig{Keys: [][]byte{benchKey32}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}
+
 // sessionApps are the session apps per store and framework, in benchmark
 // order; redis ones skip without PLINTH_TEST_REDIS.
 var sessionApps = []struct {
@@ -173,7 +182,7 @@ var sessionApps = []struct {
 	build     func(testing.TB) http.Handler
 }{
 	{"cookie", "plinth", func(tb testing.TB) http.Handler {
-		return plinthSessionApp(tb, web.NewCookieStore(web.CookieStoreConfig{Keys: [][]byte{benchKey32}}))
+		return plinthSessionApp(tb, plinthCookieStore(tb))
 	}},
 	{"cookie", "gorilla", func(testing.TB) http.Handler { return gorillaSessionApp(gorillaCookieStore()) }},
 	{"memory", "plinth", func(tb testing.TB) http.Handler {

@@ -12,10 +12,14 @@ const ReadinessTimeout = 2 * time.Second
 
 // Attach wires db into app, before it is built:
 //
+//   - at start, a log line naming the database in use (engine, location,
+//     password redacted), a warning when it is the default SQLite file
+//     because no URL was set; the PLINTH_DATABASE_* variables are declared
+//     (App.DeclareEnv);
 //   - a readiness check named "database" (a ping within ReadinessTimeout):
 //     /readyz answers 503 while the database does not answer, and 200
 //     again once it does;
-//   - an OnShutdown hook that closes db after the drain, when no request
+//   - an OnStop hook that closes db after the drain, when no request
 //     uses it any more;
 //   - the App's error handler first maps database errors with Problem
 //     (404 for no row, 409 for a unique or foreign-key violation), then
@@ -26,8 +30,9 @@ const ReadinessTimeout = 2 * time.Second
 // Handlers reach db through the App's typed state: put it in the state
 // struct (app.SetState(&State{DB: db}), then plinth.State[*State](c).DB).
 func Attach(app *plinth.App, db *DB) {
+	db.announce(app)
 	app.ReadinessCheck("database", ReadinessTimeout, db.Ping)
-	app.OnShutdown(func(context.Context) error { return db.Close() })
+	app.OnStop(func(context.Context) error { return db.Close() })
 	prev := app.ErrorHandler
 	app.ErrorHandler = func(c *plinth.Ctx, err error) {
 		if p, ok := Problem(err); ok {

@@ -140,7 +140,7 @@ func TestReadinessFollowsTheDatabase(t *testing.T) {
 	}
 }
 
-// SQLite: the shutdown hook closes it too.
+// SQLite: the OnStop hook closes it too.
 func TestShutdownClosesSQLite(t *testing.T) {
 	db := openTest(t, Config{URL: "sqlite:" + filepath.Join(t.TempDir(), "s.db")})
 	app := plinth.Bare()

@@ -1,12 +1,14 @@
 package data
 
 import (
-	"fmt"
+	"cmp"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/internal/envconf"
 )
 
 // Config is the database configuration Open resolves. Its zero value means
@@ -18,8 +20,18 @@ type Config struct {
 	// pool; sqlite:PATH (sqlite:./data.db, sqlite::memory:) gives SQLite.
 	// PLINTH_DATABASE_URL overrides it; when both are empty DATABASE_URL is
 	// used, and when that is empty too, sqlite:./data.db: the first run
-	// needs no setup.
+	// needs no setup (Attach logs a warning saying so at start; Engine
+	// makes it an error).
 	URL string
+
+	// Engine, when set, is the engine the application needs: Open fails,
+	// naming the variables to set, when the URL resolves to another one,
+	// including the SQLite file used when no URL is set at all. A
+	// PostgreSQL application sets Engine: data.Postgres, so that a
+	// deployment that forgot PLINTH_DATABASE_URL stops at start instead of
+	// creating ./data.db and failing later on PostgreSQL's SQL. Default
+	// "": either engine.
+	Engine Dialect
 
 	// MaxConns is PostgreSQL's pool size. Default 4 per GOMAXPROCS, at
 	// least 4: a request holds a connection only while its query runs, so
@@ -36,11 +48,13 @@ type Config struct {
 	// MaxConnLifetime closes a PostgreSQL connection this long after it
 	// was made (with up to 10 % jitter), so that connections move to a
 	// replaced or failed-over server and per-connection memory is
-	// returned. Default 1h. PLINTH_DATABASE_MAX_CONN_LIFETIME.
+	// returned. Default 1h; plinth.Off keeps connections for ever.
+	// PLINTH_DATABASE_MAX_CONN_LIFETIME ("0" off).
 	MaxConnLifetime time.Duration
 
 	// MaxConnIdleTime closes a PostgreSQL connection idle this long.
-	// Default 30m. PLINTH_DATABASE_MAX_CONN_IDLE_TIME.
+	// Default 30m; plinth.Off keeps idle connections open.
+	// PLINTH_DATABASE_MAX_CONN_IDLE_TIME ("0" off).
 	MaxConnIdleTime time.Duration
 
 	// PingOnCheckout pings every PostgreSQL connection as it leaves the
@@ -51,8 +65,8 @@ type Config struct {
 	PingOnCheckout bool
 
 	// BusyTimeout is how long a SQLite statement waits for a lock held by
-	// another connection before failing with SQLITE_BUSY. Default 5s.
-	// PLINTH_DATABASE_BUSY_TIMEOUT.
+	// another connection before failing with SQLITE_BUSY. Default 5s;
+	// plinth.Off fails at once. PLINTH_DATABASE_BUSY_TIMEOUT ("0" off).
 	BusyTimeout time.Duration
 
 	// TxAttempts bounds the tries of WithTx when a transaction fails with a
@@ -70,76 +84,103 @@ const (
 	DefaultSQLitePath      = "./data.db"
 )
 
-// resolve applies the environment (lookup) and the defaults to c.
-func (c Config) resolve(lookup func(string) (string, bool)) (Config, error) {
-	var errs []string
-	str := func(name string, dst *string) {
-		if v, ok := lookup(name); ok && strings.TrimSpace(v) != "" {
-			*dst = strings.TrimSpace(v)
-		}
-	}
-	num := func(name string, dst *int) {
-		if v, ok := lookup(name); ok && strings.TrimSpace(v) != "" {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || n < 0 {
-				errs = append(errs, fmt.Sprintf("%s=%q: want a whole number, 0 or more", name, v))
-				return
-			}
-			*dst = n
-		}
-	}
-	dur := func(name string, dst *time.Duration) {
-		if v, ok := lookup(name); ok && strings.TrimSpace(v) != "" {
-			d, err := time.ParseDuration(strings.TrimSpace(v))
-			if err != nil || d < 0 {
-				errs = append(errs, fmt.Sprintf("%s=%q: want a duration such as 30s", name, v))
-				return
-			}
-			*dst = d
-		}
-	}
-	str("PLINTH_DATABASE_URL", &c.URL)
+// envNames returns the variables resolve reads, in its order: Attach
+// declares them to the App, so that they are not reported as misspelled.
+func envNames() []string {
+	e := envconf.New(func(string) (string, bool) { return "", false })
+	var c Config
+	c.read(e)
+	return e.Names()
+}
+
+// read overlays the variables on c.
+func (c *Config) read(e *envconf.Reader) {
+	e.String("PLINTH_DATABASE_URL", &c.URL)
 	if c.URL == "" {
-		str("DATABASE_URL", &c.URL)
-	}
-	num("PLINTH_DATABASE_MAX_CONNS", &c.MaxConns)
-	num("PLINTH_DATABASE_MIN_CONNS", &c.MinConns)
-	dur("PLINTH_DATABASE_MAX_CONN_LIFETIME", &c.MaxConnLifetime)
-	dur("PLINTH_DATABASE_MAX_CONN_IDLE_TIME", &c.MaxConnIdleTime)
-	dur("PLINTH_DATABASE_BUSY_TIMEOUT", &c.BusyTimeout)
-	num("PLINTH_DATABASE_TX_ATTEMPTS", &c.TxAttempts)
-	if v, ok := lookup("PLINTH_DATABASE_PING_ON_CHECKOUT"); ok && strings.TrimSpace(v) != "" {
-		b, err := strconv.ParseBool(strings.TrimSpace(v))
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("PLINTH_DATABASE_PING_ON_CHECKOUT=%q: want true or false", v))
+		if v, ok := e.Lookup("DATABASE_URL"); ok {
+			c.URL = v
 		}
-		c.PingOnCheckout = b
 	}
-	if len(errs) > 0 {
-		return c, fmt.Errorf("data: %s", strings.Join(errs, "; "))
-	}
+	e.Int("PLINTH_DATABASE_MAX_CONNS", &c.MaxConns, envconf.ZeroRefused)
+	e.Int("PLINTH_DATABASE_MIN_CONNS", &c.MinConns, envconf.ZeroValue)
+	e.Duration("PLINTH_DATABASE_MAX_CONN_LIFETIME", &c.MaxConnLifetime, envconf.ZeroOff)
+	e.Duration("PLINTH_DATABASE_MAX_CONN_IDLE_TIME", &c.MaxConnIdleTime, envconf.ZeroOff)
+	e.Duration("PLINTH_DATABASE_BUSY_TIMEOUT", &c.BusyTimeout, envconf.ZeroOff)
+	e.Int("PLINTH_DATABASE_TX_ATTEMPTS", &c.TxAttempts, envconf.ZeroRefused)
+	e.Bool("PLINTH_DATABASE_PING_ON_CHECKOUT", &c.PingOnCheckout)
+}
+
+// resolve applies the environment (lookup) and the defaults to c. Every
+// bad value is named in the one error.
+func (c Config) resolve(lookup func(string) (string, bool)) (Config, error) {
+	c, _, err := c.resolveURL(lookup)
+	return c, err
+}
+
+// resolveURL is resolve, also reporting whether the URL is the default, set
+// nowhere.
+func (c Config) resolveURL(lookup func(string) (string, bool)) (Config, bool, error) {
+	e := envconf.New(lookup)
+	c.read(e)
+	defaulted := false
 	if c.URL == "" {
 		c.URL = "sqlite:" + DefaultSQLitePath
+		defaulted = true
 	}
-	if c.MaxConns == 0 {
+	switch c.Engine {
+	case "":
+	case Postgres, SQLite:
+		if got := engineOf(c.URL); got != c.Engine {
+			if defaulted {
+				e.Failf("Config.Engine is %s, and no database URL is set (PLINTH_DATABASE_URL, DATABASE_URL or Config.URL): set one such as postgres://user:password@host:5432/db", c.Engine)
+			} else {
+				e.Failf("Config.Engine is %s, and the database URL %q is %s", c.Engine, Redact(c.URL), cmp.Or(string(got), "neither postgres nor sqlite"))
+			}
+		}
+	default:
+		e.Failf("Config.Engine %q: want data.Postgres, data.SQLite or \"\" for either", c.Engine)
+	}
+	switch {
+	case c.MaxConns == 0:
 		c.MaxConns = max(4, 4*runtime.GOMAXPROCS(0))
+	case c.MaxConns < 0:
+		e.Failf("Config.MaxConns %d: a pool cannot be unbounded (0 means the default, 4 per GOMAXPROCS)", c.MaxConns)
 	}
-	if c.MinConns > c.MaxConns {
-		return c, fmt.Errorf("data: MinConns %d is more than MaxConns %d", c.MinConns, c.MaxConns)
+	if c.MinConns < 0 {
+		e.Failf("Config.MinConns %d is negative", c.MinConns)
 	}
-	if c.MaxConnLifetime == 0 {
-		c.MaxConnLifetime = DefaultMaxConnLifetime
+	if c.MaxConns > 0 && c.MinConns > c.MaxConns {
+		e.Failf("Config.MinConns %d is more than MaxConns %d", c.MinConns, c.MaxConns)
 	}
-	if c.MaxConnIdleTime == 0 {
-		c.MaxConnIdleTime = DefaultMaxConnIdleTime
+	offable := func(d *time.Duration, v time.Duration) {
+		switch {
+		case *d == 0:
+			*d = v
+		case *d < 0:
+			*d = plinth.Off
+		}
 	}
-	if c.BusyTimeout == 0 {
-		c.BusyTimeout = DefaultBusyTimeout
-	}
-	if c.TxAttempts == 0 {
+	offable(&c.MaxConnLifetime, DefaultMaxConnLifetime)
+	offable(&c.MaxConnIdleTime, DefaultMaxConnIdleTime)
+	offable(&c.BusyTimeout, DefaultBusyTimeout)
+	switch {
+	case c.TxAttempts == 0:
 		c.TxAttempts = DefaultTxAttempts
+	case c.TxAttempts < 0:
+		e.Failf("Config.TxAttempts %d: a transaction is tried at least once (0 means the default, %d)", c.TxAttempts, DefaultTxAttempts)
 	}
-	return c, nil
+	return c, defaulted, e.Err("data")
+}
+
+// engineOf returns the engine a URL names, "" for none Open knows.
+func engineOf(url string) Dialect {
+	switch {
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		return Postgres
+	case strings.HasPrefix(url, "sqlite:"):
+		return SQLite
+	}
+	return ""
 }
 
 // envLookup is the process environment.

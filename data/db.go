@@ -1,16 +1,21 @@
 package data
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
+	"math"
 	"net/url"
 	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/internal/redact"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -32,6 +37,8 @@ type DB struct {
 	pool    *pgxpool.Pool // PostgreSQL only
 	sql     *sql.DB
 	once    sync.Once
+
+	defaultURL bool // no URL was set: the default SQLite file
 }
 
 // Open resolves cfg (see Config: the environment overrides it, the default
@@ -43,15 +50,15 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 }
 
 func open(ctx context.Context, cfg Config, lookup func(string) (string, bool)) (*DB, error) {
-	cfg, err := cfg.resolve(lookup)
+	cfg, defaulted, err := cfg.resolveURL(lookup)
 	if err != nil {
 		return nil, err
 	}
 	var db *DB
-	switch {
-	case strings.HasPrefix(cfg.URL, "postgres://"), strings.HasPrefix(cfg.URL, "postgresql://"):
+	switch engineOf(cfg.URL) {
+	case Postgres:
 		db, err = openPostgres(ctx, cfg)
-	case strings.HasPrefix(cfg.URL, "sqlite:"):
+	case SQLite:
 		db, err = openSQLite(cfg)
 	default:
 		return nil, fmt.Errorf("data: database URL %q: want postgres://... or sqlite:PATH", Redact(cfg.URL))
@@ -59,9 +66,10 @@ func open(ctx context.Context, cfg Config, lookup func(string) (string, bool)) (
 	if err != nil {
 		return nil, err
 	}
+	db.defaultURL = defaulted
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("data: %s does not answer: %w", Redact(cfg.URL), err)
+		return nil, fmt.Errorf("data: %s does not answer: %w", Redact(cfg.URL), redact.Error(err, cfg.URL))
 	}
 	return db, nil
 }
@@ -71,19 +79,22 @@ func open(ctx context.Context, cfg Config, lookup func(string) (string, bool)) (
 func openPostgres(ctx context.Context, cfg Config) (*DB, error) {
 	pc, err := pgxpool.ParseConfig(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("data: database URL %q: %w", Redact(cfg.URL), err)
+		return nil, fmt.Errorf("data: database URL %q: %w", Redact(cfg.URL), redact.Error(err, cfg.URL))
 	}
 	pc.MaxConns = int32(cfg.MaxConns)
 	pc.MinConns = int32(cfg.MinConns)
-	pc.MaxConnLifetime = cfg.MaxConnLifetime
-	pc.MaxConnLifetimeJitter = cfg.MaxConnLifetime / 10
+	pc.MaxConnLifetime = cfg.MaxConnLifetime // Off: pgx never expires a connection whose lifetime is negative
+	pc.MaxConnLifetimeJitter = max(cfg.MaxConnLifetime/10, 0)
 	pc.MaxConnIdleTime = cfg.MaxConnIdleTime
+	if cfg.MaxConnIdleTime < 0 {
+		pc.MaxConnIdleTime = math.MaxInt64 // Off: never idle long enough to close
+	}
 	if cfg.PingOnCheckout {
 		pc.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return true }
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
-		return nil, fmt.Errorf("data: %s: %w", Redact(cfg.URL), err)
+		return nil, fmt.Errorf("data: %s: %w", Redact(cfg.URL), redact.Error(err, cfg.URL))
 	}
 	return &DB{cfg: cfg, dialect: Postgres, pool: pool, sql: stdlib.OpenDBFromPool(pool)}, nil
 }
@@ -103,7 +114,7 @@ func openSQLite(cfg Config) (*DB, error) {
 		return nil, fmt.Errorf("data: database URL %q: %w", cfg.URL, err)
 	}
 	memory := path == ":memory:" || q.Get("mode") == "memory"
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", cfg.BusyTimeout.Milliseconds()))
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", max(cfg.BusyTimeout, 0).Milliseconds())) // Off: 0, fail at once
 	q.Add("_pragma", "foreign_keys(1)")
 	if !memory {
 		q.Add("_pragma", "journal_mode(WAL)")
@@ -131,6 +142,31 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 
 // Config returns the resolved configuration Open used.
 func (db *DB) Config() Config { return db.cfg }
+
+// announce declares the variables Open reads to app (so that its check of
+// misspelled PLINTH_* variables knows them) and logs, when app starts, the
+// database in use: its engine and location, the password redacted, and a
+// warning when the location is the default because no URL was set.
+func (db *DB) announce(app *plinth.App) {
+	app.DeclareEnv(envNames()...)
+	app.OnStart(func(context.Context) error {
+		log := cmp.Or(app.Config.Logger, app.Logger)
+		if log == nil {
+			log = slog.Default()
+		}
+		engine, location := string(db.dialect), Redact(db.cfg.URL)
+		if db.dialect == SQLite {
+			location = strings.TrimPrefix(location, "sqlite:")
+		}
+		if db.defaultURL {
+			log.Warn("data: no database URL is set (PLINTH_DATABASE_URL, DATABASE_URL or data.Config.URL): using the SQLite file "+location+"; an application that needs PostgreSQL sets data.Config.Engine to fail instead",
+				"engine", engine, "location", location)
+			return nil
+		}
+		log.Info("data: database", "engine", engine, "location", location)
+		return nil
+	})
+}
 
 // SQL returns the database/sql handle: SQLite's, or PostgreSQL's over the
 // pgx pool (it takes its connections from the pool, so both share its
@@ -164,21 +200,11 @@ func (db *DB) Close() error {
 	return err
 }
 
-// Redact returns a database URL with its password replaced by "xxxxx", for
-// logs and errors.
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		if err != nil && strings.Contains(raw, "@") {
-			return "(unparsable database URL)"
-		}
-		return raw
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
-}
+// Redact returns a database URL or key/value DSN with its passwords
+// replaced by "xxxxx", for logs and errors: the URL's userinfo password,
+// its password and sslpassword query parameters, a DSN's password= value
+// (quoted or not). A malformed URL is masked as well as its shape allows.
+func Redact(raw string) string { return redact.DSN(raw) }
 
 // errNotPostgres is returned by the pgx-only helpers on SQLite.
 var errNotPostgres = errors.New("data: a pgx transaction needs PostgreSQL, and this database is SQLite: use WithTx")

@@ -11,7 +11,7 @@
 //	db, err := data.Open(ctx, data.Config{})        // PLINTH_DATABASE_URL, DATABASE_URL, else sqlite:./data.db
 //	if err != nil { ... }
 //	if err := db.Migrate(ctx, migrations); err != nil { ... }  // migrations: an embed.FS of 0001_*.sql files
-//	data.Attach(app, db)                               // /readyz, OnShutdown, data.From(c), error mapping
+//	data.Attach(app, db)                               // /readyz, OnStop, error mapping, start-up log
 //
 // Queries written for database/sql (DB.SQL) run on both engines when they
 // use $1, $2, ... placeholders in order, which SQLite also reads. For

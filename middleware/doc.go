@@ -21,7 +21,7 @@
 //     with a bounded wait, then 503 with Retry-After (load shedding).
 //   - NewRateLimiter: token bucket per client (or any key), 429 with
 //     Retry-After and the IETF RateLimit and RateLimit-Policy headers;
-//     pluggable Store, in-memory MemoryStore (NewMemoryStore).
+//     pluggable RateLimitStore, in-memory MemoryRateLimitStore (NewMemoryRateLimitStore).
 //   - NewMaintenance: a switch (Enable, Disable, an admin endpoint, a
 //     signal) that answers 503 with Retry-After, except on allow-listed
 //     paths.

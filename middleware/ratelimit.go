@@ -21,7 +21,7 @@ type RateLimiterConfig struct {
 
 	// Key returns the bucket key of a request. Nil means the client's
 	// address, c.ClientIP() (the peer, or the address a trusted proxy
-	// reports: see App.TrustedProxies); with the MemoryStore it is used as
+	// reports: see App.TrustedProxies); with the MemoryRateLimitStore it is used as
 	// is, without formatting it. Requests whose client address is unknown
 	// (a RemoteAddr that is not an IP address) share one bucket. A Key
 	// that returns "" exempts the request; one that returns an error stops
@@ -36,9 +36,9 @@ type RateLimiterConfig struct {
 	// invalid. IPv4 addresses are keyed whole.
 	IPv6PrefixLen int
 
-	// Store holds the buckets. Nil means a MemoryStore of its own with
-	// DefaultMemoryStoreMaxKeys (100 000) keys.
-	Store Store
+	// Store holds the buckets. Nil means a MemoryRateLimitStore of its own with
+	// DefaultMemoryRateLimitStoreMaxKeys (100 000) keys.
+	Store RateLimitStore
 
 	// FailClosed refuses requests (503 problem, Retry-After: 1) when the
 	// Store returns an error. The default, false, lets them through: the
@@ -67,9 +67,9 @@ type RateLimiterConfig struct {
 type RateLimiter struct {
 	limit       Limit
 	key         func(*plinth.Ctx) (string, error)
-	store       Store
-	mem         *MemoryStore // set when the default key meets a MemoryStore
-	v6bits      int          // IPv6 client addresses are keyed by this prefix
+	store       RateLimitStore
+	mem         *MemoryRateLimitStore // set when the default key meets a MemoryRateLimitStore
+	v6bits      int                   // IPv6 client addresses are keyed by this prefix
 	failClosed  bool
 	headers     bool
 	log         *slog.Logger
@@ -130,7 +130,7 @@ func (c RateLimiterConfig) Validate() error {
 // OmitHeaders switches them off. It panics if cfg is invalid, with the
 // message RateLimiterConfig.Validate returns.
 //
-// Cost, with the default key and MemoryStore, for a key seen before: one
+// Cost, with the default key and MemoryRateLimitStore, for a key seen before: one
 // clock read, one shard lock and map update, and the headers from
 // pre-rendered values: 0 allocations (TestRateLimiterAllocs; a key's first
 // request allocates its entry). A refusal allocates its problem only.
@@ -155,9 +155,9 @@ func NewRateLimiter(cfg RateLimiterConfig) *RateLimiter {
 		l.v6bits = 64
 	}
 	if l.store == nil {
-		l.store = NewMemoryStore(MemoryStoreConfig{})
+		l.store = NewMemoryRateLimitStore(MemoryRateLimitStoreConfig{})
 	}
-	if m, ok := l.store.(*MemoryStore); ok && l.key == nil {
+	if m, ok := l.store.(*MemoryRateLimitStore); ok && l.key == nil {
 		l.mem = m
 	}
 	if l.log == nil {
@@ -284,7 +284,7 @@ func (l *RateLimiter) retryAfterValue(d time.Duration) []string {
 	return render()
 }
 
-// storeFailed handles a Store error: the request goes on (fail open) or is
+// storeFailed handles a RateLimitStore error: the request goes on (fail open) or is
 // refused (fail closed).
 func (l *RateLimiter) storeFailed(c *plinth.Ctx, next plinth.HandlerFunc, err error) error {
 	l.storeErrors.Add(1)
@@ -305,7 +305,7 @@ func (l *RateLimiter) storeFailed(c *plinth.Ctx, next plinth.HandlerFunc, err er
 // limiter was made.
 func (l *RateLimiter) Limited() uint64 { return l.limited.Load() }
 
-// StoreErrors returns how many times the Store has failed.
+// StoreErrors returns how many times the RateLimitStore has failed.
 func (l *RateLimiter) StoreErrors() uint64 { return l.storeErrors.Load() }
 
 // Limit returns the limiter's policy, defaults filled in.

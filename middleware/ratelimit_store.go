@@ -77,7 +77,7 @@ func (l Limit) normalize() (Limit, error) {
 	return l, nil
 }
 
-// Result is what a Store says about one request.
+// Result is what a RateLimitStore says about one request.
 type Result struct {
 	// Allowed reports whether the request may proceed (it took a token).
 	Allowed bool
@@ -92,7 +92,7 @@ type Result struct {
 	Reset time.Duration
 }
 
-// Store keeps the token buckets. Take takes one token from key's bucket under
+// RateLimitStore keeps the token buckets. Take takes one token from key's bucket under
 // limit at time now (the limiter's clock, so that stores need none and tests
 // can move time), and reports the outcome. An error means the store could
 // not decide; the RateLimiter then fails open or closed as configured.
@@ -104,10 +104,32 @@ type Result struct {
 // rate algorithm (GCRA): the "theoretical arrival time" tat at which the
 // bucket would be full again. A request at now is allowed when
 // max(tat, now) + interval - burst*interval <= now, and then stores
-// max(tat, now) + interval. MemoryStore does this; a Redis store can do the
+// max(tat, now) + interval. MemoryRateLimitStore does this; a Redis store can do the
 // same in a short Lua script, with the key expiring at tat.
-type Store interface {
+type RateLimitStore interface {
 	Take(ctx context.Context, key string, now time.Time, limit Limit) (Result, error)
+}
+
+// Refunder is a RateLimitStore that can give a token back: Refund undoes one allowed
+// Take of key under limit, so that an attempt counted before its outcome was
+// known (web's sign-in Throttle takes a token before the password is checked,
+// so that attempts in flight are counted too) costs nothing when it turns out
+// well. A bucket never holds more than Burst tokens: refunding a full bucket
+// changes nothing. Refund must be atomic per key, as Take. MemoryRateLimitStore and
+// middleware/redisstore's Store implement it.
+type Refunder interface {
+	Refund(ctx context.Context, key string, now time.Time, limit Limit) error
+}
+
+// gcraRefund gives a token back to the bucket whose theoretical arrival time
+// is tat, returning the new tat: one interval earlier, and 0 (a full bucket,
+// the key can go) when that is not after now.
+func gcraRefund(tat, now int64, lim Limit) int64 {
+	tat -= int64(lim.Interval())
+	if tat <= now {
+		return 0
+	}
+	return tat
 }
 
 // gcra takes a token from the bucket whose theoretical arrival time is tat
@@ -127,31 +149,31 @@ func gcra(tat, now int64, lim Limit) (int64, Result) {
 	return next, Result{Allowed: true, Remaining: int(remaining), Reset: time.Duration(next - now)}
 }
 
-// DefaultMemoryStoreMaxKeys is MemoryStore's bound on the number of keys
-// when MemoryStoreConfig.MaxKeys is 0. An entry costs about 100 bytes for a
+// DefaultMemoryRateLimitStoreMaxKeys is MemoryRateLimitStore's bound on the number of keys
+// when MemoryRateLimitStoreConfig.MaxKeys is 0. An entry costs about 100 bytes for a
 // client-address key, plus the key's bytes for a string key, so the default
 // holds a store near 10 MB at most (the measured figure, with its command:
 // docs/middleware.md, "Rate limit"), and 100 000 clients active within one
 // refill window is more than a single instance usually sees; past it,
 // eviction keeps memory flat at the price of forgetting the most nearly
 // refilled buckets.
-const DefaultMemoryStoreMaxKeys = 100_000
+const DefaultMemoryRateLimitStoreMaxKeys = 100_000
 
-// memShards is the number of independently locked shards of a MemoryStore.
+// memShards is the number of independently locked shards of a MemoryRateLimitStore.
 const memShards = 64
 
 // evictSample is how many entries an insertion into a full shard looks at.
 const evictSample = 8
 
-// MemoryStoreConfig configures NewMemoryStore.
-type MemoryStoreConfig struct {
+// MemoryRateLimitStoreConfig configures NewMemoryRateLimitStore.
+type MemoryRateLimitStoreConfig struct {
 	// MaxKeys bounds the number of keys held. 0 or less means
-	// DefaultMemoryStoreMaxKeys (100 000). The bound is split evenly over
+	// DefaultMemoryRateLimitStoreMaxKeys (100 000). The bound is split evenly over
 	// 64 shards, so it is rounded up to a multiple of 64.
 	MaxKeys int
 }
 
-// MemoryStore is an in-process Store: 64 shards, each a map under its own
+// MemoryRateLimitStore is an in-process RateLimitStore: 64 shards, each a map under its own
 // mutex, holding one int64 per key (GCRA's theoretical arrival time),
 // updated in place, so that a request for a known key hashes it once.
 // Memory is bounded: when a new key arrives at a full shard, eight entries
@@ -163,9 +185,9 @@ type MemoryStoreConfig struct {
 // active within their refill window.
 //
 // Take for an existing key allocates nothing; a new key allocates its map
-// entry (and the string key, for string keys). A MemoryStore serves one
+// entry (and the string key, for string keys). A MemoryRateLimitStore serves one
 // process: behind a load balancer each instance limits on its own.
-type MemoryStore struct {
+type MemoryRateLimitStore struct {
 	perShard int
 	seed     maphash.Seed
 	shards   [memShards]memShard
@@ -185,27 +207,45 @@ type memKey struct {
 	s    string
 }
 
-// NewMemoryStore returns an empty MemoryStore.
-func NewMemoryStore(cfg MemoryStoreConfig) *MemoryStore {
+// NewMemoryRateLimitStore returns an empty MemoryRateLimitStore.
+func NewMemoryRateLimitStore(cfg MemoryRateLimitStoreConfig) *MemoryRateLimitStore {
 	n := cfg.MaxKeys
 	if n <= 0 {
-		n = DefaultMemoryStoreMaxKeys
+		n = DefaultMemoryRateLimitStoreMaxKeys
 	}
-	s := &MemoryStore{perShard: (n + memShards - 1) / memShards, seed: maphash.MakeSeed()}
+	s := &MemoryRateLimitStore{perShard: (n + memShards - 1) / memShards, seed: maphash.MakeSeed()}
 	for i := range s.shards {
 		s.shards[i].m = make(map[memKey]*int64)
 	}
 	return s
 }
 
-// Take implements Store. It never returns an error.
-func (s *MemoryStore) Take(_ context.Context, key string, now time.Time, limit Limit) (Result, error) {
+// Take implements RateLimitStore. It never returns an error.
+func (s *MemoryRateLimitStore) Take(_ context.Context, key string, now time.Time, limit Limit) (Result, error) {
 	h := maphash.String(s.seed, key)
 	return s.take(h, memKey{name: limit.Name, s: key}, now, limit), nil
 }
 
+// Refund implements Refunder: it gives back a token Take took from key's
+// bucket. It never returns an error, and allocates nothing.
+func (s *MemoryRateLimitStore) Refund(_ context.Context, key string, now time.Time, limit Limit) error {
+	h := maphash.String(s.seed, key)
+	k := memKey{name: limit.Name, s: key}
+	sh := &s.shards[h%memShards]
+	sh.mu.Lock()
+	if p := sh.m[k]; p != nil {
+		if tat := gcraRefund(*p, now.UnixNano(), limit); tat == 0 {
+			delete(sh.m, k)
+		} else {
+			*p = tat
+		}
+	}
+	sh.mu.Unlock()
+	return nil
+}
+
 // takeAddr is Take for a client address key, without formatting it.
-func (s *MemoryStore) takeAddr(a netip.Addr, now time.Time, limit Limit) Result {
+func (s *MemoryRateLimitStore) takeAddr(a netip.Addr, now time.Time, limit Limit) Result {
 	b := a.As16()
 	// Shard choice only: a multiply-xorshift mix of the two halves.
 	h := binary.LittleEndian.Uint64(b[:8])*0x9e3779b97f4a7c15 ^ binary.LittleEndian.Uint64(b[8:])*0xc2b2ae3d27d4eb4f
@@ -215,7 +255,7 @@ func (s *MemoryStore) takeAddr(a netip.Addr, now time.Time, limit Limit) Result 
 	return s.take(h, memKey{name: limit.Name, addr: a}, now, limit)
 }
 
-func (s *MemoryStore) take(h uint64, k memKey, now time.Time, limit Limit) Result {
+func (s *MemoryRateLimitStore) take(h uint64, k memKey, now time.Time, limit Limit) Result {
 	sh := &s.shards[h%memShards]
 	t := now.UnixNano()
 	sh.mu.Lock()
@@ -266,7 +306,7 @@ func (sh *memShard) evict(now int64) {
 }
 
 // Len returns the number of keys held.
-func (s *MemoryStore) Len() int {
+func (s *MemoryRateLimitStore) Len() int {
 	n := 0
 	for i := range s.shards {
 		sh := &s.shards[i]

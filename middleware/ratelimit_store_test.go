@@ -20,7 +20,7 @@ func mustLimit(t *testing.T, l Limit) Limit {
 }
 
 func TestMemoryStoreTokenBucket(t *testing.T) {
-	s := NewMemoryStore(MemoryStoreConfig{})
+	s := NewMemoryRateLimitStore(MemoryRateLimitStoreConfig{})
 	lim := mustLimit(t, Limit{Rate: 1, Per: time.Second, Burst: 3})
 	ctx := context.Background()
 	steps := []struct {
@@ -45,7 +45,7 @@ func TestMemoryStoreTokenBucket(t *testing.T) {
 }
 
 func TestMemoryStoreKeysIndependent(t *testing.T) {
-	s := NewMemoryStore(MemoryStoreConfig{})
+	s := NewMemoryRateLimitStore(MemoryRateLimitStoreConfig{})
 	a := mustLimit(t, Limit{Rate: 1, Per: time.Hour})
 	b := mustLimit(t, Limit{Name: "other", Rate: 1, Per: time.Hour})
 	ctx := context.Background()
@@ -84,7 +84,7 @@ func TestMemoryStoreBounded(t *testing.T) {
 	if raceEnabled {
 		keys = 200_000
 	}
-	s := NewMemoryStore(MemoryStoreConfig{MaxKeys: maxKeys})
+	s := NewMemoryRateLimitStore(MemoryRateLimitStoreConfig{MaxKeys: maxKeys})
 	lim := mustLimit(t, Limit{Rate: 1, Per: time.Hour, Burst: 5})
 	for i := range keys {
 		ip := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
@@ -112,7 +112,7 @@ func TestMemoryStoreBounded(t *testing.T) {
 // TestMemoryStoreEvictsRefilledFirst checks the eviction policy: entries
 // whose bucket is full again go before an active one.
 func TestMemoryStoreEvictsRefilledFirst(t *testing.T) {
-	s := NewMemoryStore(MemoryStoreConfig{MaxKeys: 10 * memShards})
+	s := NewMemoryRateLimitStore(MemoryRateLimitStoreConfig{MaxKeys: 10 * memShards})
 	slow := mustLimit(t, Limit{Rate: 1, Per: time.Hour})                    // an abuser's bucket, empty for an hour
 	fast := mustLimit(t, Limit{Name: "fast", Rate: 1000, Per: time.Second}) // refills in 1ms
 	ctx := context.Background()

@@ -122,7 +122,7 @@ func TestRateLimiterKeysIndependent(t *testing.T) {
 
 	// IPv6PrefixLen 128 keys single addresses; with a custom store the
 	// address is formatted.
-	for _, store := range []Store{nil, &stringStore{MemoryStore: NewMemoryStore(MemoryStoreConfig{})}} {
+	for _, store := range []RateLimitStore{nil, &stringStore{MemoryRateLimitStore: NewMemoryRateLimitStore(MemoryRateLimitStoreConfig{})}} {
 		rl := NewRateLimiter(RateLimiterConfig{Limit: Limit{Rate: 1, Per: time.Hour}, IPv6PrefixLen: 128, Store: store, Clock: clock.Now})
 		app := newApp(rl.Middleware())
 		for _, c := range []string{"[2001:db8::1]:1", "[2001:db8::2]:1"} {
@@ -139,16 +139,16 @@ func TestRateLimiterKeysIndependent(t *testing.T) {
 	}
 }
 
-// stringStore is a MemoryStore behind the plain Store interface, recording
+// stringStore is a MemoryRateLimitStore behind the plain RateLimitStore interface, recording
 // the last key.
 type stringStore struct {
-	*MemoryStore
+	*MemoryRateLimitStore
 	last string
 }
 
 func (s *stringStore) Take(ctx context.Context, key string, now time.Time, lim Limit) (Result, error) {
 	s.last = key
-	return s.MemoryStore.Take(ctx, key, now, lim)
+	return s.MemoryRateLimitStore.Take(ctx, key, now, lim)
 }
 
 func TestRateLimiterKeyFunc(t *testing.T) {
@@ -267,7 +267,7 @@ func TestRateLimiterStoreFailure(t *testing.T) {
 }
 
 // TestRateLimitConcurrentExactBurst fires M simultaneous requests for one
-// key: exactly Burst must pass, with the default key (MemoryStore's address
+// key: exactly Burst must pass, with the default key (MemoryRateLimitStore's address
 // path) and with a string key.
 func TestRateLimiterConcurrentExactBurst(t *testing.T) {
 	const burst, m = 10, 200

@@ -28,7 +28,7 @@ import (
 //
 // RealIP does not pretend the request came over TLS: r.TLS stays nil and
 // r.URL.Scheme untouched. Ask c.Secure() or c.Scheme() (plain handlers:
-// plinth.CtxFrom(r).Secure()), which read a trusted proxy's
+// plinth.CtxOf(r).Secure()), which read a trusted proxy's
 // X-Forwarded-Proto or Forwarded proto=; like c.PeerAddr() they keep to the
 // connection's peer below RealIP (TestRealIPKeepsSecure).
 // Install RealIP with Use on the App so that it also covers the

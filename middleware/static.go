@@ -296,7 +296,7 @@ func (h *Static) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		return
 	}
-	if c := plinth.CtxFrom(r); c != nil {
+	if c := plinth.CtxOf(r); c != nil {
 		prev := c.Writer()
 		c.SetWriter(w)
 		c.WriteError(err)

@@ -26,7 +26,7 @@ func passThrough(next plinth.HandlerFunc) plinth.HandlerFunc {
 // interceptor registered on the App.
 func viaModule(tb testing.TB) *plinth.App {
 	app := plinth.New()
-	m := module.New("items").SetPrefix("/items").Guard(allowAll).Intercept(passThrough)
+	m := module.New("items").SetPrefix("/items").Guard(allowAll).Use(passThrough)
 	module.Value(m, pingController{})
 	module.Controller[pingController](m)
 	if _, err := module.Mount(app, m); err != nil {

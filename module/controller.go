@@ -1,6 +1,7 @@
 package module
 
 import (
+	"log/slog"
 	"net/http"
 	"reflect"
 	"strings"
@@ -22,7 +23,7 @@ type controllerDecl struct {
 }
 
 // ControllerConfig places a controller: its path prefix below its
-// module's (default none) and its scope (guards, interceptors, filters)
+// module's (default none) and its scope (filters, guards, middleware)
 // inside the module's.
 type ControllerConfig struct {
 	Prefix string
@@ -48,11 +49,12 @@ func Controller[T Routable](m *Module, cfg ...ControllerConfig) {
 // Routes is where a controller registers its handlers: plain handlers
 // with Get, Post, ... and typed api operations on API(). Every route gets
 // the module's, then the controller's, then its own filters, guards and
-// interceptors, composed when it is registered.
+// middleware, composed when it is registered.
 type Routes struct {
 	module *Module
 	router *plinth.Router
-	group  *api.Group // nil without MountConfig.API
+	group  *api.Group   // nil without MountConfig.API
+	log    *slog.Logger // Mount's warnings
 }
 
 // Module returns the module the routes belong to.
@@ -72,17 +74,27 @@ func (r *Routes) API(s ...Scope) *api.Group {
 		panic("module: " + r.module.name + ": Routes.API needs MountConfig.API")
 	}
 	sc := routeScope(s)
-	if sc.empty() {
+	if sc.empty() && len(sc.Security) == 0 {
 		return r.group
 	}
 	g := r.group.Group("")
-	g.Router().Use(sc.middleware())
+	if !sc.empty() {
+		g.Router().Use(sc.middleware())
+	}
+	if len(sc.Security) > 0 {
+		g.SetSecurity(sc.Security...)
+	}
 	return g
 }
 
 // Handle registers h for pattern ("GET /items/{id}"), below the prefix,
-// inside the optional scope s.
+// inside the optional scope s. The path "" is the prefix itself; a path
+// ending in "/" ("POST /") matches every path below the prefix, as in
+// net/http's patterns, so Mount logs a warning for it: write "" for the
+// prefix alone, "/{$}" for the prefix and its slash, or "/{path...}" for
+// a catch-all on purpose.
 func (r *Routes) Handle(pattern string, h plinth.HandlerFunc, s ...Scope) {
+	r.warnCatchAll(pattern)
 	if sc := routeScope(s); !sc.empty() {
 		h = sc.wrap(h)
 	}
@@ -114,13 +126,32 @@ func (r *Routes) Delete(path string, h plinth.HandlerFunc, s ...Scope) {
 	r.Handle(http.MethodDelete+" "+path, h, s...)
 }
 
+// warnCatchAll logs a warning for a pattern whose path ends in "/" under
+// a prefix: "POST /" under /orders answers POST /orders/anything, which is
+// rarely meant (the prefix itself is "").
+func (r *Routes) warnCatchAll(pattern string) {
+	prefix := r.router.Prefix()
+	path := pattern
+	if _, p, ok := strings.Cut(pattern, " "); ok {
+		path = strings.TrimLeft(p, " \t")
+	}
+	if prefix == "" || !strings.HasSuffix(path, "/") || r.log == nil {
+		return
+	}
+	r.log.Warn("module: a route path ending in / under a prefix matches every path below it",
+		slog.String("module", r.module.name), slog.String("pattern", pattern),
+		slog.String("matches", prefix+path+"..."),
+		slog.String("fix", `use "" for `+prefix+` itself, "/{$}" for `+prefix+`/ alone, or "/{path...}" for a catch-all on purpose`))
+}
+
 // routeScope joins the scopes given to one route.
 func routeScope(s []Scope) Scope {
 	var out Scope
 	for _, x := range s {
 		out.Filters = append(out.Filters, x.Filters...)
 		out.Guards = append(out.Guards, x.Guards...)
-		out.Interceptors = append(out.Interceptors, x.Interceptors...)
+		out.Middleware = append(out.Middleware, x.Middleware...)
+		out.Security = append(out.Security, x.Security...)
 	}
 	return out
 }

@@ -1,13 +1,13 @@
 // Package module gives an App the structure large teams ask for, resolved
 // entirely at startup: modules that declare the providers they make, the
 // modules they import and what they export; controllers whose methods are
-// handlers; guards, interceptors and filters on a module, a controller or a
-// route; and lifecycle hooks in dependency order.
+// handlers; filters, guards and middleware (NestJS's interceptors) on a
+// module, a controller or a route; and lifecycle hooks in dependency order.
 //
 // Nothing of it runs per request. Mount checks the whole graph (a missing,
 // ambiguous or cyclic dependency is an error that prints its path), builds
 // every provider once, in dependency order, and registers each route with
-// its guards, interceptors and filters composed into one handler, so a
+// its filters, guards and middleware composed into one handler, so a
 // handler reached through a module costs what the same handler with the
 // same middleware registered directly costs. Providers are typed
 // constructors checked by the compiler (Provide, Provide1, ... ProvideN

@@ -7,13 +7,15 @@ import (
 	"strings"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/api"
 )
 
 // A Module is a unit of the application: the providers it makes, the
 // modules whose exports it uses, the provider types it exports, its
-// controllers and their route prefix, and the guards, interceptors and
-// filters around its routes. Build it at startup, before Mount; a module
-// imported by several others is one *Module value, built once.
+// controllers and their route prefix, and the filters, guards and
+// middleware (NestJS's interceptors) around its routes. Build it at
+// startup, before Mount; a module imported by several others is one
+// *Module value, built once.
 type Module struct {
 	name        string
 	prefix      string
@@ -71,11 +73,12 @@ func (m *Module) Guard(g ...Guard) *Module {
 	return m
 }
 
-// Intercept adds interceptors around every route's handler, inside the
-// guards. It returns m.
-func (m *Module) Intercept(i ...Interceptor) *Module {
+// Use adds native middleware around every route's handler of the module,
+// inside its guards: what NestJS calls interceptors (timing, caching,
+// mapping the response). It returns m.
+func (m *Module) Use(mw ...plinth.Middleware) *Module {
 	m.open()
-	m.scope.Interceptors = append(m.scope.Interceptors, i...)
+	m.scope.Middleware = append(m.scope.Middleware, mw...)
 	return m
 }
 
@@ -116,34 +119,38 @@ func (m *Module) open() {
 // answers; nil lets the request through.
 type Guard func(c *plinth.Ctx) error
 
-// Interceptor wraps a handler (timing, caching, mapping its response): it
-// is native middleware.
-type Interceptor = plinth.Middleware
-
 // Filter is the error renderer of a scope: it sees the error returned
-// inside the scope (by a guard, an interceptor or the handler) and returns
+// inside the scope (by a guard, a middleware or the handler) and returns
 // nil when it answered the request itself, or an error (the same or
 // another) for the enclosing scopes and, in the end, the App's renderer.
 type Filter func(c *plinth.Ctx, err error) error
 
 // Scope is what a module, a controller or a route puts around its
 // handlers, composed once, at startup: the filters outermost, then the
-// guards, then the interceptors, then the handler. Scopes nest: the
-// module's wraps the controller's, which wraps the route's.
+// guards, then the middleware (NestJS's interceptors), then the handler.
+// Scopes nest: the module's wraps the controller's, which wraps the route's.
 type Scope struct {
-	Filters      []Filter
-	Guards       []Guard
-	Interceptors []Interceptor
+	Filters    []Filter
+	Guards     []Guard
+	Middleware []plinth.Middleware
+	// Security declares, for the OpenAPI document, the schemes the guards
+	// check (an API key, a bearer token): the typed operations registered
+	// through Routes.API with this scope list them as required, and the
+	// document's components list each scheme once (api.Group.SetSecurity).
+	// It checks nothing itself. Default none: nothing documented. Other
+	// uses of a scope (Routes.Handle, a module's scope) ignore it: their
+	// routes are not typed operations.
+	Security []api.Security
 }
 
 func (s Scope) empty() bool {
-	return len(s.Filters) == 0 && len(s.Guards) == 0 && len(s.Interceptors) == 0
+	return len(s.Filters) == 0 && len(s.Guards) == 0 && len(s.Middleware) == 0
 }
 
 // wrap composes s around h.
 func (s Scope) wrap(h plinth.HandlerFunc) plinth.HandlerFunc {
-	for _, i := range slices.Backward(s.Interceptors) {
-		h = i(h)
+	for _, mw := range slices.Backward(s.Middleware) {
+		h = mw(h)
 	}
 	if len(s.Guards) > 0 {
 		h = guarded(slices.Clone(s.Guards), h)

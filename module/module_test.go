@@ -46,7 +46,7 @@ func NewOrderController(s *OrderService) (*OrderController, error) {
 
 func (oc *OrderController) Routes(r *module.Routes) {
 	r.Get("/{id}", oc.get)
-	r.Post("/", oc.create, module.Scope{Guards: []module.Guard{adminOnly}})
+	r.Post("", oc.create, module.Scope{Guards: []module.Guard{adminOnly}})
 	api.Register(r.API(), api.Operation{Method: http.MethodGet, Path: "/typed/{id}", Summary: "a typed order"},
 		func(_ context.Context, in *orderIn) (*orderOut, error) {
 			return &orderOut{ID: in.ID, User: oc.svc.users.names[1]}, nil
@@ -80,7 +80,7 @@ func adminOnly(c *plinth.Ctx) error {
 	return nil
 }
 
-func stamp(name string) module.Interceptor {
+func stamp(name string) plinth.Middleware {
 	return func(next plinth.HandlerFunc) plinth.HandlerFunc {
 		return func(c *plinth.Ctx) error {
 			c.Header().Add("X-Trace", name)
@@ -99,7 +99,7 @@ func modules() (users, payments, orders *module.Module) {
 	module.Provide(payments, NewPaymentClient)
 	module.Export[*PaymentClient](payments)
 
-	orders = module.New("orders").SetPrefix("/orders").Import(users, payments).Intercept(stamp("module"))
+	orders = module.New("orders").SetPrefix("/orders").Import(users, payments).Use(stamp("module"))
 	orders.Filter(func(c *plinth.Ctx, err error) error {
 		if errors.Is(err, errFiltered) {
 			return c.Text(http.StatusTeapot, "filtered")
@@ -108,7 +108,7 @@ func modules() (users, payments, orders *module.Module) {
 	})
 	module.Provide2(orders, NewOrderService)
 	module.Provide1(orders, NewOrderController)
-	module.Controller[*OrderController](orders, module.ControllerConfig{Scope: module.Scope{Interceptors: []module.Interceptor{stamp("controller")}}})
+	module.Controller[*OrderController](orders, module.ControllerConfig{Scope: module.Scope{Middleware: []plinth.Middleware{stamp("controller")}}})
 	return
 }
 
@@ -138,10 +138,10 @@ func TestControllersGuardsInterceptorsFilters(t *testing.T) {
 	if got := strings.Join(res.Header.Values("X-Trace"), ","); got != "module,controller" {
 		t.Errorf("interceptors ran %q, want module,controller", got)
 	}
-	if res, _ := do(t, app, "POST", "/orders/"); res.StatusCode != http.StatusForbidden {
+	if res, _ := do(t, app, "POST", "/orders"); res.StatusCode != http.StatusForbidden {
 		t.Errorf("guarded route without the role: %d", res.StatusCode)
 	}
-	if res, _ := do(t, app, "POST", "/orders/", "X-Role", "admin"); res.StatusCode != http.StatusCreated {
+	if res, _ := do(t, app, "POST", "/orders", "X-Role", "admin"); res.StatusCode != http.StatusCreated {
 		t.Errorf("guarded route with the role: %d", res.StatusCode)
 	}
 	if res, body := do(t, app, "GET", "/orders/0"); res.StatusCode != http.StatusTeapot || body != "filtered" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"slices"
 
@@ -67,7 +68,7 @@ func Get[T any](gr *Graph, m *Module) (T, error) {
 // provider once in dependency order, registers every controller's routes
 // with their scopes, and registers the lifecycle: the OnStart hooks and
 // the Starter values run (imports first) through the App's OnStart, the
-// OnStop hooks and Stopper values in reverse through its OnShutdown.
+// OnStop hooks and Stopper values in reverse through the App's OnStop.
 // Errors name the module, the type and the path: a missing or ambiguous
 // dependency, a cycle (orders.Service -> payments.Client ->
 // orders.Service), an export nobody provides, a constructor's failure.
@@ -109,6 +110,9 @@ func Mount(app *plinth.App, root *Module, cfg ...MountConfig) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkUnrouted(mods); err != nil {
+		return nil, err
+	}
 	for _, m := range mods {
 		for _, p := range m.providers {
 			if _, err := g.get(g.providers[p]); err != nil {
@@ -130,6 +134,36 @@ func Mount(app *plinth.App, root *Module, cfg ...MountConfig) (*Graph, error) {
 		m.mounted = true
 	}
 	return &Graph{g: g}, nil
+}
+
+// routableType is the Routable interface, which a controller implements.
+var routableType = reflect.TypeFor[Routable]()
+
+// checkUnrouted fails on a provider whose type has a Routes method but that
+// no module declares a controller: its routes would never be registered,
+// and every request to them would be a silent 404. Failing is safe: Routes
+// can only be called by Mount (a Routes value is made by Mount alone), so
+// such a provider has no other way to serve its routes.
+func checkUnrouted(mods []*Module) error {
+	routed := map[*provider]bool{}
+	for _, m := range mods {
+		for _, d := range m.controllers {
+			if p, err := lookup(m, d.typ, mods); err == nil {
+				routed[p] = true
+			}
+		}
+	}
+	for _, m := range mods {
+		for _, p := range m.providers {
+			if routed[p] || !p.typ.Implements(routableType) {
+				continue
+			}
+			return fmt.Errorf("module: %s (%s in %s) has a Routes method but is not a controller, so its routes "+
+				"would never be registered: declare it with module.Controller[%s](%s) (or in a module that imports it)",
+				p.typ, p.where, m.name, p.typ, m.name)
+		}
+	}
+	return nil
 }
 
 // substitute checks that every replaced type has a provider.
@@ -178,7 +212,7 @@ func mountControllers(g *graph, m *Module, base *plinth.Router, doc *api.API, mo
 		if !ok || reflect.ValueOf(v).Kind() == reflect.Pointer && reflect.ValueOf(v).IsNil() {
 			return fmt.Errorf("module: controller %s of %s is nil", d.typ, m.name)
 		}
-		r := &Routes{module: m}
+		r := &Routes{module: m, log: mountLogger(base.App())}
 		if modGroup != nil {
 			r.group = modGroup.Group(d.cfg.Prefix)
 			r.router = r.group.Router()
@@ -191,6 +225,19 @@ func mountControllers(g *graph, m *Module, base *plinth.Router, doc *api.API, mo
 		ctrl.Routes(r)
 	}
 	return nil
+}
+
+// mountLogger is where Mount's warnings go: the App's Logger, its
+// Config.Logger, or slog.Default().
+func mountLogger(app *plinth.App) *slog.Logger {
+	switch {
+	case app == nil:
+	case app.Logger != nil:
+		return app.Logger
+	case app.Config.Logger != nil:
+		return app.Config.Logger
+	}
+	return slog.Default()
 }
 
 // lifecycle registers the start and stop work of the graph on app: per
@@ -248,7 +295,7 @@ func lifecycle(app *plinth.App, g *graph, mods []*Module) {
 		}
 		return nil
 	})
-	app.OnShutdown(func(ctx context.Context) error {
+	app.OnStop(func(ctx context.Context) error {
 		var errs []error
 		for _, s := range slices.Backward(steps[:started]) {
 			if s.stop != nil {

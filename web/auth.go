@@ -47,21 +47,24 @@ type AuthConfig[U any] struct {
 	// exactly.
 	NextParam string
 
-	// LoginLimit is the token bucket of failed sign-ins that Throttle
+	// LoginLimit is the token bucket of sign-in attempts that Throttle
 	// keeps per client address and account (the LoginField form value,
-	// lower-cased): each failed attempt takes a token, successful ones take
-	// none. The zero Limit means 5 failures, then one more attempt every 12
-	// seconds (Rate 5 Per minute, Burst 5): a person who mistypes is not
-	// stopped, and signing in and out all day never is, while a
-	// password-guessing script gets 300 guesses an hour per address and
-	// account instead of thousands a second.
+	// lower-cased): each attempt takes a token before its password is
+	// checked, and a successful one gives it back (with a store that can:
+	// middleware.Refunder, as MemoryRateLimitStore and middleware/redisstore are), so
+	// only failures cost. The zero Limit means 5 failures, then one more
+	// attempt every 12 seconds (Rate 5 Per minute, Burst 5): a person who
+	// mistypes is not stopped, and signing in and out all day never is,
+	// while a password-guessing script gets 300 guesses an hour per address
+	// and account instead of thousands a second, however many it sends at
+	// once.
 	LoginLimit middleware.Limit
 
 	// LoginLimitStore keeps Throttle's buckets: the catalogue's rate-limit
-	// stores (middleware.Store). Nil means a middleware.MemoryStore of its
+	// stores (middleware.RateLimitStore). Nil means a middleware.MemoryRateLimitStore of its
 	// own. Give a shared store (middleware/redisstore) when several
 	// instances serve the sign-in form, so that failures count together.
-	LoginLimitStore middleware.Store
+	LoginLimitStore middleware.RateLimitStore
 
 	// LoginField is the form field naming the account in sign-in posts;
 	// "" means DefaultLoginField ("email").
@@ -88,7 +91,7 @@ type userSlot[U any] struct {
 	err  error
 }
 
-// authRef lets CurrentUser find the request's Auth without its type.
+// authRef lets UserOf find the request's Auth without its type.
 type authRef struct {
 	current func(c *plinth.Ctx) any
 }
@@ -129,23 +132,25 @@ func NewAuth[U any](cfg AuthConfig[U]) *Auth[U] {
 func (a *Auth[U]) Attach(app *plinth.App) { app.Use(a.Middleware()) }
 
 // Middleware makes the Auth reachable from templates ({{ user }}) and
-// CurrentUser. It costs one pointer kept on the Ctx; nothing is loaded until
-// asked for.
+// UserOf. It costs one pointer kept on the Ctx; nothing is loaded until
+// asked for. It also adds Retry-After to the 503 of a password check refused
+// because every hashing slot was busy (ErrPasswordBusy).
 func (a *Auth[U]) Middleware() plinth.Middleware {
 	return func(next plinth.HandlerFunc) plinth.HandlerFunc {
 		return func(c *plinth.Ctx) error {
 			authKey.Set(c, &a.ref)
-			return next(c)
+			return withPasswordBusy(c, next(c))
 		}
 	}
 }
 
 // Login signs the user with ID id in: the session is renewed (a new ID, the
 // old one deleted: session fixation), then the ID is stored. The session's
-// values stay, its CSRF secret among them, so that a form opened before
-// signing in (in another tab) still posts: the secret only ever reached
-// this browser, over pages of this site. Check the password first
-// (CheckPassword).
+// other values stay. The CSRF secret is replaced (a new CSRF cookie, and
+// the secret kept in the session, which binds it to the signed-in session:
+// see CSRF), so that a token taken before signing in is refused after it;
+// a current browser's form posts pass on Sec-Fetch-Site and need no token.
+// Check the password first (Passwords.Check, or CheckPassword).
 func (a *Auth[U]) Login(c *plinth.Ctx, id string) error {
 	sess, err := SessionOf(c)
 	if err != nil {
@@ -153,6 +158,7 @@ func (a *Auth[U]) Login(c *plinth.Ctx, id string) error {
 	}
 	sess.Renew()
 	sess.Put(userIDKey, id)
+	rotateCSRF(c, sess)
 	a.slot.Set(c, nil)
 	signedInKey.Set(c, &signedIn)
 	return nil
@@ -160,13 +166,15 @@ func (a *Auth[U]) Login(c *plinth.Ctx, id string) error {
 
 // Logout signs the request's user out by destroying the session: its ID is
 // deleted from the store and its cookie expired, so the old cookie signs
-// nobody in any more.
+// nobody in any more. The CSRF secret is replaced too: the signed-in
+// session's tokens end with it.
 func (a *Auth[U]) Logout(c *plinth.Ctx) error {
 	sess, err := SessionOf(c)
 	if err != nil {
 		return err
 	}
 	sess.Destroy()
+	rotateCSRF(c, nil)
 	a.slot.Set(c, &userSlot[U]{})
 	return nil
 }
@@ -238,19 +246,23 @@ func (a *Auth[U]) RequireUser() plinth.Middleware {
 }
 
 // Throttle slows password guessing: install it on the route that receives
-// the sign-in form. A request whose handler does not call Login is a failed
-// attempt and takes a token from the bucket of its client address and
-// account (AuthConfig.LoginLimit, in the catalogue's rate-limit Store);
-// once a failure finds the bucket empty, attempts for that address and
-// account get a 429 problem with Retry-After, without their password being
-// checked, until a token is back. Successful sign-ins cost nothing.
+// the sign-in form. Every POST takes a token from the bucket of its client
+// address and account (AuthConfig.LoginLimit, in the catalogue's rate-limit
+// RateLimitStore) before the handler runs, so that of any number of attempts sent at
+// once, at most the bucket's tokens reach the password check; the others,
+// and every attempt while the bucket is empty, get a 429 problem with
+// Retry-After without their password being checked. A request whose handler
+// calls Login gives its token back (with a middleware.Refunder store), as
+// does one refused because every hashing slot was busy (ErrPasswordBusy,
+// whose 503 gets Retry-After): successful sign-ins cost nothing. A store
+// error lets the attempt through uncounted, with a warning in the log.
 func (a *Auth[U]) Throttle() plinth.Middleware { return a.throttle.middleware }
 
-// CurrentUser returns the signed-in user of the Auth installed on the
+// UserOf returns the signed-in user of the Auth installed on the
 // request (its Middleware or Attach), or nil when nobody is signed in or no
 // Auth is installed. {{ user }} in templates calls it; handlers use the
 // typed Auth.User.
-func CurrentUser(c *plinth.Ctx) any {
+func UserOf(c *plinth.Ctx) any {
 	if ref := authKey.Get(c); ref != nil {
 		return ref.current(c)
 	}

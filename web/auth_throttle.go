@@ -1,33 +1,31 @@
 package web
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/middleware"
 )
 
-// maxLocks bounds the throttle's table of refused keys.
-const maxLocks = 100_000
-
-// loginThrottle counts failed sign-ins in a rate-limit Store and refuses
-// attempts for a key while its last failure found the bucket empty.
+// loginThrottle counts sign-in attempts in a rate-limit Store: each attempt
+// takes a token before the handler checks its password, so that attempts in
+// flight at once are counted too (checking first and counting after let
+// every attempt in flight through the check), and a successful one gives its
+// token back (when the RateLimitStore is a middleware.Refunder).
 type loginThrottle struct {
 	limit middleware.Limit
-	store middleware.Store
+	store middleware.RateLimitStore
 	field string
 	now   func() time.Time
-
-	mu    sync.Mutex
-	locks map[string]time.Time // key -> refused until
 }
 
-func newLoginThrottle(limit middleware.Limit, store middleware.Store, field string) *loginThrottle {
+func newLoginThrottle(limit middleware.Limit, store middleware.RateLimitStore, field string) *loginThrottle {
 	if limit == (middleware.Limit{}) {
 		limit = middleware.Limit{Rate: 5, Per: time.Minute, Burst: 5}
 	}
@@ -44,9 +42,9 @@ func newLoginThrottle(limit middleware.Limit, store middleware.Store, field stri
 		panic("web: AuthConfig.LoginLimit needs Rate (and Burst) of at least 1")
 	}
 	if store == nil {
-		store = middleware.NewMemoryStore(middleware.MemoryStoreConfig{})
+		store = middleware.NewMemoryRateLimitStore(middleware.MemoryRateLimitStoreConfig{})
 	}
-	return &loginThrottle{limit: limit, store: store, field: field, now: time.Now, locks: map[string]time.Time{}}
+	return &loginThrottle{limit: limit, store: store, field: field, now: time.Now}
 }
 
 func (t *loginThrottle) key(c *plinth.Ctx) string {
@@ -60,47 +58,36 @@ func (t *loginThrottle) middleware(next plinth.HandlerFunc) plinth.HandlerFunc {
 			return next(c)
 		}
 		key := t.key(c)
-		now := t.now()
-		t.mu.Lock()
-		until, locked := t.locks[key]
-		if locked && !now.Before(until) {
-			delete(t.locks, key)
-			locked = false
+		res, serr := t.store.Take(c.Context(), key, t.now(), t.limit)
+		if serr != nil {
+			c.Logger().LogAttrs(c.Context(), slog.LevelWarn, "web: sign-in throttle store failed; the attempt was not counted", slog.Any("error", serr))
+			return withPasswordBusy(c, next(c))
 		}
-		t.mu.Unlock()
-		if locked {
-			secs := int64((until.Sub(now) + time.Second - 1) / time.Second)
+		if !res.Allowed {
+			secs := int64((res.RetryAfter + time.Second - 1) / time.Second)
 			c.Header()["Retry-After"] = []string{strconv.FormatInt(max(secs, 1), 10)}
 			return plinth.Error(http.StatusTooManyRequests, "too many failed sign-in attempts; try again later")
 		}
 		err := next(c)
-		if signedInKey.Get(c) != nil {
-			return err
+		// A sign-in, or an attempt whose password was never checked
+		// (every hashing slot busy), costs nothing.
+		if signedInKey.Get(c) != nil || errors.Is(err, ErrPasswordBusy) {
+			t.refund(c, key)
 		}
-		res, serr := t.store.Take(c.Context(), key, now, t.limit)
-		if serr != nil {
-			c.Logger().LogAttrs(c.Context(), slog.LevelWarn, "web: sign-in throttle store failed; the attempt was not counted", slog.Any("error", serr))
-			return err
-		}
-		if !res.Allowed {
-			t.lock(key, now.Add(res.RetryAfter), now)
-		}
-		return err
+		return withPasswordBusy(c, err)
 	}
 }
 
-func (t *loginThrottle) lock(key string, until, now time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.locks) >= maxLocks {
-		for k, u := range t.locks {
-			if !now.Before(u) {
-				delete(t.locks, k)
-			}
-		}
-		if len(t.locks) >= maxLocks {
-			return // full of live locks: the store still counts
-		}
+// refund gives the attempt's token back, when the store can.
+func (t *loginThrottle) refund(c *plinth.Ctx, key string) {
+	r, ok := t.store.(middleware.Refunder)
+	if !ok {
+		return
 	}
-	t.locks[key] = until
+	// The response may be on its way and the client gone: the refund is
+	// owed all the same (the store bounds its own calls).
+	ctx := context.WithoutCancel(c.Context())
+	if err := r.Refund(ctx, key, t.now(), t.limit); err != nil {
+		c.Logger().LogAttrs(ctx, slog.LevelWarn, "web: sign-in throttle store failed; a successful attempt was counted", slog.Any("error", err))
+	}
 }

@@ -39,27 +39,28 @@ type CookieStoreConfig struct {
 // plus 54 bytes.
 //
 // A CookieStore is a Store only so that it can be given as
-// SessionsConfig.Store: Sessions never call its Load, Save and Delete,
-// which do nothing.
+// SessionsConfig.Store: Sessions never call its Load, Create, Update and
+// Delete, which do nothing.
 type CookieStore struct {
 	aeads []cipher.AEAD
 }
 
-// NewCookieStore returns a CookieStore sealing with cfg.Keys[0]. It panics
-// without keys or with a key that is not CookieKeySize bytes.
-func NewCookieStore(cfg CookieStoreConfig) *CookieStore {
+// NewCookieStore returns a CookieStore sealing with cfg.Keys[0]. Keys are
+// data (read from the environment or a secret store), so a missing key or
+// one that is not CookieKeySize bytes is an error naming it, not a panic.
+func NewCookieStore(cfg CookieStoreConfig) (*CookieStore, error) {
 	if len(cfg.Keys) == 0 {
-		panic("web: CookieStoreConfig.Keys is empty: the cookie store needs at least one 32-byte key")
+		return nil, errors.New("web: CookieStoreConfig.Keys is empty: the cookie store needs at least one 32-byte key")
 	}
 	s := &CookieStore{}
 	for i, k := range cfg.Keys {
 		a, err := chacha20poly1305.NewX(k)
 		if err != nil {
-			panic("web: CookieStoreConfig.Keys[" + strconv.Itoa(i) + "]: want " + strconv.Itoa(CookieKeySize) + " bytes, got " + strconv.Itoa(len(k)))
+			return nil, errors.New("web: CookieStoreConfig.Keys[" + strconv.Itoa(i) + "]: want " + strconv.Itoa(CookieKeySize) + " bytes, got " + strconv.Itoa(len(k)))
 		}
 		s.aeads = append(s.aeads, a)
 	}
-	return s
+	return s, nil
 }
 
 var errCookieOpen = errors.New("web: session cookie does not open")
@@ -78,22 +79,31 @@ func (s *CookieStore) seal(name string, plain []byte) (string, error) {
 }
 
 // open decodes and decrypts value into buf, trying every key; it returns
-// the grown buf and the plaintext (a part of it).
+// the grown buf and the plaintext (a part of it). The value is copied into
+// buf before it is decoded (the decoder reads a []byte), so that a string
+// conversion does not allocate.
 func (s *CookieStore) open(buf []byte, name, value string) ([]byte, []byte, error) {
 	n := base64.RawURLEncoding.DecodedLen(len(value))
 	if n < chacha20poly1305.NonceSizeX+chacha20poly1305.Overhead || len(value) > MaxCookieSize {
 		return buf, nil, errCookieOpen
 	}
-	if cap(buf) < 2*n {
-		buf = make([]byte, 0, 2*n)
+	// buf: [0, n) the decoded cookie, then the encoded value, which the
+	// plaintext (shorter than n) overwrites once it is decoded.
+	size := n + max(len(value), n) + len(name)
+	if cap(buf) < size {
+		buf = make([]byte, 0, size)
 	}
-	raw := buf[:n]
-	if _, err := base64.RawURLEncoding.Decode(raw, stringBytes(value)); err != nil {
+	buf = buf[:size]
+	raw, src := buf[:n], buf[n:n+len(value)]
+	copy(src, value)
+	ad := buf[size-len(name):]
+	copy(ad, name)
+	if _, err := base64.RawURLEncoding.Decode(raw, src); err != nil {
 		return buf, nil, errCookieOpen
 	}
 	nonce, sealed := raw[:chacha20poly1305.NonceSizeX], raw[chacha20poly1305.NonceSizeX:]
 	for _, a := range s.aeads {
-		plain, err := a.Open(buf[n:n], nonce, sealed, stringBytes(name))
+		plain, err := a.Open(buf[n:n], nonce, sealed, ad)
 		if err == nil {
 			return buf, plain, nil
 		}
@@ -104,8 +114,16 @@ func (s *CookieStore) open(buf []byte, name, value string) ([]byte, []byte, erro
 // Load does nothing: sessions in the cookie store live in the cookie.
 func (s *CookieStore) Load(context.Context, string) ([]byte, error) { return nil, nil }
 
-// Save does nothing: sessions in the cookie store live in the cookie.
-func (s *CookieStore) Save(context.Context, string, []byte, time.Time) error { return nil }
+// Create does nothing: sessions in the cookie store live in the cookie.
+func (s *CookieStore) Create(context.Context, string, []byte, time.Time) error { return nil }
+
+// Update does nothing: sessions in the cookie store live in the cookie.
+func (s *CookieStore) Update(context.Context, string, []byte, time.Time) (bool, error) {
+	return true, nil
+}
+
+// String describes the store for the sessions' start-up log line.
+func (s *CookieStore) String() string { return "cookie keys=" + strconv.Itoa(len(s.aeads)) }
 
 // Delete does nothing: sessions in the cookie store live in the cookie.
 func (s *CookieStore) Delete(context.Context, string) error { return nil }

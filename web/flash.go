@@ -25,15 +25,34 @@ func AddFlash(c *plinth.Ctx, kind, message string) error {
 	return nil
 }
 
-// Flashes returns the request's flash messages and removes them from the
+// FlashesOf returns the request's flash messages and removes them from the
 // session: each is read once. Without a session, or with none pending, it
 // returns nil and changes nothing (a page that shows flashes creates no
 // session). {{ flashes }} in templates calls it.
-func Flashes(c *plinth.Ctx) []Flash {
+func FlashesOf(c *plinth.Ctx) []Flash {
 	sess, err := SessionOf(c)
 	if err != nil || !sess.Has(flashKey) {
 		return nil
 	}
 	list, _ := Pop[[]Flash](sess, flashKey)
 	return list
+}
+
+// peekFlashes returns the request's flash messages and leaves them in the
+// session, for a render that removes them only once it succeeded
+// (consumeFlashes): a page that fails does not lose them.
+func peekFlashes(c *plinth.Ctx) []Flash {
+	sess, err := SessionOf(c)
+	if err != nil || !sess.Has(flashKey) {
+		return nil
+	}
+	list, _ := Get[[]Flash](sess, flashKey)
+	return list
+}
+
+// consumeFlashes removes the flash messages peekFlashes returned.
+func consumeFlashes(c *plinth.Ctx) {
+	if sess, err := SessionOf(c); err == nil {
+		sess.Delete(flashKey)
+	}
 }

@@ -117,7 +117,8 @@ var languageKey = plinth.NewKey[catalog]("web.language")
 // is not valid (JSON syntax, a message that is neither a string nor plural
 // forms, plural forms without "other", a file name that is not a language
 // tag) is an error naming the file and line; so is a configured language
-// without a catalogue, and, with StrictKeys, a key missing from a
+// (Languages, Default) that is not a BCP 47 tag or has no catalogue, and,
+// with StrictKeys, a key missing from a
 // catalogue. Without StrictKeys each missing key is logged at warn level.
 // It panics if cfg.Files is nil or Param or Cookie is not a valid name:
 // those are the program's mistakes.
@@ -216,7 +217,7 @@ func (l *Locales) choose(files []*catalog, langs []string, def string) error {
 	find := func(name, field string) (*catalog, error) {
 		tag, err := language.Parse(name)
 		if err != nil {
-			panic("web: LocalesConfig." + field + ": " + strconv.Quote(name) + " is not a BCP 47 language tag")
+			return nil, fmt.Errorf("web: locales: LocalesConfig.%s: %q is not a BCP 47 language tag", field, name)
 		}
 		for _, c := range files {
 			if c.tag == tag {
@@ -507,7 +508,7 @@ func (l *Locales) remember(v string, cat *catalog) {
 func (l *Locales) APIMessage() func(r *http.Request, code, param string) string {
 	return func(r *http.Request, code, param string) string {
 		var cat *catalog
-		if c := plinth.CtxFrom(r); c != nil {
+		if c := plinth.CtxOf(r); c != nil {
 			cat = l.catalogOf(c)
 		} else {
 			cat, _ = l.negotiate(r)

@@ -316,6 +316,8 @@ func TestLocaleBadCatalogues(t *testing.T) {
 		{"language without file", map[string]string{"en.json": `{}`}, web.LocalesConfig{Languages: []string{"en", "it"}}, "LocalesConfig.Languages names it, which has no catalogue (it.json)"},
 		{"default not listed", map[string]string{"en.json": `{}`, "fr.json": `{}`}, web.LocalesConfig{Languages: []string{"en"}, Default: "fr"}, "LocalesConfig.Default fr is not among LocalesConfig.Languages"},
 		{"missing dir", map[string]string{"en.json": `{}`}, web.LocalesConfig{Dir: "locales"}, "web: locales: open locales"},
+		{"bad Default", map[string]string{"en.json": `{}`}, web.LocalesConfig{Default: "not a tag!"}, `LocalesConfig.Default: "not a tag!" is not a BCP 47 language tag`},
+		{"bad language", map[string]string{"en.json": `{}`}, web.LocalesConfig{Languages: []string{"en", "e n"}}, `LocalesConfig.Languages: "e n" is not a BCP 47 language tag`},
 	} {
 		cfg := tc.cfg
 		cfg.Files, cfg.Logger = mapFS(tc.files), quiet()
@@ -328,10 +330,9 @@ func TestLocaleBadCatalogues(t *testing.T) {
 
 func TestLocaleConfigPanics(t *testing.T) {
 	for name, cfg := range map[string]web.LocalesConfig{
-		"nil Files":   {},
-		"bad Param":   {Files: mapFS(catalogues), Param: "a b"},
-		"bad Cookie":  {Files: mapFS(catalogues), Cookie: "a;b"},
-		"bad Default": {Files: mapFS(catalogues), Default: "not a tag!"},
+		"nil Files":  {},
+		"bad Param":  {Files: mapFS(catalogues), Param: "a b"},
+		"bad Cookie": {Files: mapFS(catalogues), Cookie: "a;b"},
 	} {
 		func() {
 			defer func() {
@@ -428,7 +429,7 @@ func TestLocaleAPIMessage(t *testing.T) {
 	app.Use(l.Middleware())
 	var got string
 	app.HandleFunc("GET /plain", func(w http.ResponseWriter, r *http.Request) {
-		c := plinth.CtxFrom(r)
+		c := plinth.CtxOf(r)
 		l.SetLanguage(c, "fr")
 		got = msg(r, "required", "")
 	})

@@ -7,7 +7,9 @@ import (
 )
 
 // BenchmarkHashPassword measures the default argon2id parameters' cost per
-// hash, the figure docs/web.md quotes.
+// hash, time and memory, the figures docs/web.md quotes:
+//
+//	go test -run '^$' -bench HashPassword -benchmem ./web/
 func BenchmarkHashPassword(b *testing.B) {
 	for b.Loop() {
 		if _, err := web.HashPassword("correct horse battery staple"); err != nil {

@@ -1,13 +1,13 @@
 package web
 
 import (
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"time"
-	"unsafe"
 )
 
 // The encoded session: a version byte, the creation and last-touch times
@@ -306,39 +306,58 @@ func convertNumber[T any](v any) (out T, ok bool) {
 // value in an interface first: a string read allocates the string only.
 // done is false for the kinds and types it leaves to convert.
 func decodeDirect[T any](kind byte, p []byte) (out T, ok, done bool) {
-	// The switch is on a zero T, which does not escape; each case has
-	// checked that T is the type it writes through unsafe.
-	switch any(out).(type) {
-	case string:
+	// The switch is on a pointer to out, which does not escape: each case
+	// writes through it as the type it has checked.
+	switch dst := any(&out).(type) {
+	case *string:
 		if kind != kindString {
 			return out, false, true
 		}
-		v := string(p)
-		return *(*T)(unsafe.Pointer(&v)), true, true
-	case []byte:
+		*dst = string(p)
+		return out, true, true
+	case *[]byte:
 		if kind != kindBytes {
 			return out, false, true
 		}
-		v := append([]byte(nil), p...)
-		return *(*T)(unsafe.Pointer(&v)), true, true
-	case bool:
+		*dst = append([]byte(nil), p...)
+		return out, true, true
+	case *bool:
 		if kind != kindBool {
 			return out, false, true
 		}
-		v := p[0] == 1
-		return *(*T)(unsafe.Pointer(&v)), true, true
-	case int64:
+		*dst = p[0] == 1
+		return out, true, true
+	case *int64:
 		if kind != kindInt {
 			return out, false, kind == kindString || kind == kindBool
 		}
-		v := int64(binary.LittleEndian.Uint64(p))
-		return *(*T)(unsafe.Pointer(&v)), true, true
-	case int:
+		*dst = int64(binary.LittleEndian.Uint64(p))
+		return out, true, true
+	case *int:
 		if kind != kindInt {
 			return out, false, kind == kindString || kind == kindBool
 		}
-		v := int(int64(binary.LittleEndian.Uint64(p)))
-		return *(*T)(unsafe.Pointer(&v)), true, true
+		*dst = int(int64(binary.LittleEndian.Uint64(p)))
+		return out, true, true
 	}
 	return out, false, false
+}
+
+// decodeBase64URL decodes s, unpadded base64url, into dst (which must hold
+// base64.RawURLEncoding.DecodedLen(len(s)) bytes) and returns the bytes
+// written. It goes through a buffer on the stack, 64 characters (48 bytes)
+// at a time, so that a string needs no []byte copy on the heap.
+func decodeBase64URL(dst []byte, s string) (int, error) {
+	var chunk [64]byte // a multiple of 4 characters: chunks decode alone
+	n := 0
+	for len(s) > 0 {
+		k := copy(chunk[:], s)
+		m, err := base64.RawURLEncoding.Decode(dst[n:], chunk[:k])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		s = s[k:]
+	}
+	return n, nil
 }

@@ -186,15 +186,35 @@ func (sess *Session) commit() error {
 		}
 		sess.writeCookie(h, sealed, maxAge)
 	} else {
-		isNew := sess.id == ""
-		if isNew {
+		ctx := sess.saveContext()
+		if sess.id == "" {
+			// A new ID: the first save of a session, or a renewal.
 			sess.id = newID()
-		}
-		if err := set.store.Save(sess.saveContext(), sess.id, sess.buf, time.Unix(expiry, 0)); err != nil {
-			return storeError(err)
-		}
-		if isNew {
+			if sess.renewed {
+				ctx = withRenewed(ctx) // the memory store evicts it last
+			}
+			err = set.store.Create(ctx, sess.id, sess.buf, time.Unix(expiry, 0))
+			if err != nil {
+				sess.id = ""
+				return storeError(err)
+			}
 			sess.writeCookie(h, sess.id, maxAge)
+		} else {
+			// An existing ID is only ever updated: if it was deleted
+			// meanwhile (a sign-out by another request, with a copy of the
+			// cookie) or expired, it stays gone, and so does this
+			// request's change to it.
+			var ok bool
+			ok, err = set.store.Update(ctx, sess.id, sess.buf, time.Unix(expiry, 0))
+			if err != nil {
+				return storeError(err)
+			}
+			if !ok {
+				sess.id = ""
+				if sess.hadCookie {
+					sess.writeCookie(h, "", -1)
+				}
+			}
 		}
 	}
 	sess.changed, sess.renewed, sess.destroyed = false, false, false
@@ -202,13 +222,49 @@ func (sess *Session) commit() error {
 }
 
 // saveContext is the context of the store calls that save: the request's
-// values without its cancellation. The handler's changes are saved even
-// when its client has gone or its deadline passed (the timeout's 503 starts
-// the response, and so the commit): what the handler did elsewhere (a
-// sign-in recorded, an order placed) happened, and its session should say
-// so.
+// values without its cancellation, so that the handler's changes are saved
+// even when its client has gone or its deadline passed (the timeout's 503
+// starts the response, and so the commit): what the handler did elsewhere
+// (a sign-in recorded, an order placed) happened, and its session should
+// say so. A store that does not answer holds the request for
+// SessionsConfig.StoreTimeout at most (see storeContext).
 func (sess *Session) saveContext() context.Context {
+	if sess.s.set.storeWait > 0 {
+		return sess.storeContext()
+	}
 	return context.WithoutCancel(sess.c.Context())
+}
+
+// loadContext is the context of the Load: the request's own, or the
+// bounded one of storeContext when there is a store timeout.
+func (sess *Session) loadContext() context.Context {
+	if sess.s.set.storeWait > 0 {
+		return sess.storeContext()
+	}
+	return sess.c.Context()
+}
+
+// storeContext returns the context every store call of the request shares
+// when there is a store timeout: the request's values, without its
+// cancellation, and a deadline StoreTimeout after the first call, so that
+// the request's calls together (a load, then a delete and a create at a
+// renewal) wait on the store for StoreTimeout at most, whatever the
+// request's own deadline. One context per request rather than one per call
+// halves the allocations of a request that loads and saves. stopStore
+// releases it.
+func (sess *Session) storeContext() context.Context {
+	if sess.storeCtx == nil {
+		sess.storeCtx, sess.storeCancel = context.WithTimeout(context.WithoutCancel(sess.c.Context()), sess.s.set.storeWait)
+	}
+	return sess.storeCtx
+}
+
+// stopStore releases the context of storeContext, if one was made.
+func (sess *Session) stopStore() {
+	if sess.storeCancel != nil {
+		sess.storeCancel()
+		sess.storeCtx, sess.storeCancel = nil, nil
+	}
 }
 
 func storeError(err error) error {

@@ -10,6 +10,9 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/plinth-go/plinth/internal/envconf"
+	"github.com/plinth-go/plinth/internal/redact"
 )
 
 // The defaults of SessionsConfig.
@@ -27,6 +30,14 @@ const (
 	// DefaultLifetime ends every session a day after it began, however
 	// busy, as scs does: a stolen session ID is worth a day at most.
 	DefaultLifetime = 24 * time.Hour
+
+	// DefaultStoreTimeout bounds each call to a session store: a Redis or
+	// PostgreSQL store answers within a few milliseconds (docs/web.md,
+	// "Costs and outages"), so five seconds is a store that is not
+	// answering, and the request fails with 503 instead of waiting on it
+	// (a save runs even after the handler's own deadline: this is what
+	// bounds it).
+	DefaultStoreTimeout = 5 * time.Second
 )
 
 // SessionsConfig configures NewSessions. Its zero value is a working
@@ -88,6 +99,20 @@ type SessionsConfig struct {
 	// means DefaultLifetime (24h). PLINTH_SESSION_LIFETIME overrides it.
 	Lifetime time.Duration
 
+	// StoreTimeout bounds the time a request waits on the session store,
+	// its calls together (a load, then a save or a delete and a create),
+	// from the first, whatever the request's own deadline: a save runs
+	// after the handler, even past its timeout, and must not hang on a
+	// store that stopped answering; past it the request answers 503. 0
+	// means DefaultStoreTimeout (5s), a negative value no bound (a load
+	// then ends with the request, a save never).
+	// PLINTH_SESSION_STORE_TIMEOUT overrides it ("0" switches it off). It
+	// does not apply to the memory and cookie stores, which never wait on
+	// I/O. Cost, with a Redis or PostgreSQL store: one context with a
+	// timer per request that uses its session, 6 allocations
+	// (bench/budgets.json, Session/store=redis).
+	StoreTimeout time.Duration
+
 	// BrowserSession makes the cookie last until the browser closes (no
 	// Max-Age). By default it carries Max-Age up to the session's end.
 	BrowserSession bool
@@ -114,6 +139,7 @@ type sessionSettings struct {
 	idle       time.Duration // 0: none
 	lifetime   time.Duration
 	touchEvery time.Duration
+	storeWait  time.Duration // the bound of a store call; 0: none
 	browser    bool
 	log        *slog.Logger
 	now        func() time.Time
@@ -123,7 +149,7 @@ type sessionSettings struct {
 // resolve fills in cfg's defaults and applies the PLINTH_SESSION_*
 // variables read through lookup, reporting every bad value in one error.
 func (cfg SessionsConfig) resolve(lookup func(string) (string, bool)) (sessionSettings, error) {
-	var errs []error
+	e := envconf.New(lookup)
 	s := sessionSettings{
 		name: cfg.CookieName, domain: cfg.Domain, sameSite: cfg.SameSite,
 		idle: cfg.IdleTimeout, lifetime: cfg.Lifetime, browser: cfg.BrowserSession,
@@ -133,7 +159,7 @@ func (cfg SessionsConfig) resolve(lookup func(string) (string, bool)) (sessionSe
 		s.name = DefaultCookieName
 	}
 	if !validCookieName(s.name) {
-		errs = append(errs, fmt.Errorf("web: SessionsConfig.CookieName %q is not a valid cookie name", s.name))
+		e.Failf("SessionsConfig.CookieName %q is not a valid cookie name", s.name)
 	}
 	if s.domain == "" {
 		s.secureName = "__Host-" + s.name
@@ -143,33 +169,26 @@ func (cfg SessionsConfig) resolve(lookup func(string) (string, bool)) (sessionSe
 	if s.sameSite == 0 || s.sameSite == http.SameSiteDefaultMode {
 		s.sameSite = http.SameSiteLaxMode
 	}
-	if v, ok := lookup("PLINTH_SESSION_IDLE_TIMEOUT"); ok && v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("web: PLINTH_SESSION_IDLE_TIMEOUT=%q: not a duration (like 30m)", v))
-		} else if d == 0 {
-			d = -1 // "0" switches the idle limit off, as 0 does for other PLINTH_ durations
-		}
-		s.idle = d
-	}
-	if v, ok := lookup("PLINTH_SESSION_LIFETIME"); ok && v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			errs = append(errs, fmt.Errorf("web: PLINTH_SESSION_LIFETIME=%q: not a positive duration (like 24h)", v))
-		}
-		s.lifetime = d
+	s.storeWait = cfg.StoreTimeout
+	keys, url := cfg.Keys, cfg.StoreURL
+	fromEnv := readSessionEnv(e, &s.idle, &s.lifetime, &s.storeWait, &keys, &url)
+	switch {
+	case s.storeWait == 0:
+		s.storeWait = DefaultStoreTimeout
+	case s.storeWait < 0:
+		s.storeWait = 0
 	}
 	switch {
 	case s.idle == 0:
 		s.idle = DefaultIdleTimeout
 	case s.idle < 0:
-		s.idle = 0
+		s.idle = 0 // Off: no idle limit
 	}
-	if s.lifetime == 0 {
+	switch {
+	case s.lifetime == 0:
 		s.lifetime = DefaultLifetime
-	}
-	if s.lifetime < 0 {
-		errs = append(errs, fmt.Errorf("web: SessionsConfig.Lifetime %v is negative", s.lifetime))
+	case s.lifetime < 0:
+		e.Failf("SessionsConfig.Lifetime %v: a session cannot last for ever (0 means the default, %v)", s.lifetime, DefaultLifetime)
 	}
 	s.touchEvery = s.lifetime / 20
 	if s.idle > 0 {
@@ -181,25 +200,8 @@ func (cfg SessionsConfig) resolve(lookup func(string) (string, bool)) (sessionSe
 	if s.now == nil {
 		s.now = time.Now
 	}
-
-	keys := cfg.Keys
-	if v, ok := lookup("PLINTH_SESSION_KEYS"); ok && v != "" {
-		keys = nil
-		for i, part := range strings.Split(v, ",") {
-			k, err := decodeKey(strings.TrimSpace(part))
-			if err != nil {
-				errs = append(errs, fmt.Errorf("web: PLINTH_SESSION_KEYS: key %d: %v", i+1, err))
-				continue
-			}
-			keys = append(keys, k)
-		}
-	}
-	url, fromEnv := cfg.StoreURL, false
-	if v, ok := lookup("PLINTH_SESSION_STORE"); ok && v != "" {
-		url, fromEnv = v, true
-	}
-	if len(errs) > 0 {
-		return s, errors.Join(errs...)
+	if err := e.Err("web"); err != nil {
+		return s, err
 	}
 	if cfg.Store != nil && !fromEnv {
 		s.store = cfg.Store
@@ -213,7 +215,48 @@ func (cfg SessionsConfig) resolve(lookup func(string) (string, bool)) (sessionSe
 	if cs, ok := s.store.(*CookieStore); ok {
 		s.cookie = cs
 	}
+	if _, ok := s.store.(interface{ local() }); ok || s.cookie != nil {
+		s.storeWait = 0 // never waits on I/O: no timer per call
+	}
 	return s, nil
+}
+
+// readSessionEnv overlays the PLINTH_SESSION_* variables on the settings
+// they override, and reports whether PLINTH_SESSION_STORE was set. "0"
+// switches the idle limit and the store timeout off; the lifetime cannot be
+// off.
+func readSessionEnv(e *envconf.Reader, idle, lifetime, storeWait *time.Duration, keys *[][]byte, url *string) (storeFromEnv bool) {
+	e.Duration("PLINTH_SESSION_IDLE_TIMEOUT", idle, envconf.ZeroOff)
+	e.Duration("PLINTH_SESSION_LIFETIME", lifetime, envconf.ZeroRefused)
+	e.Duration("PLINTH_SESSION_STORE_TIMEOUT", storeWait, envconf.ZeroOff)
+	var list []string
+	e.List("PLINTH_SESSION_KEYS", &list)
+	if list != nil {
+		*keys = nil
+		for i, part := range list {
+			k, err := decodeKey(part)
+			if err != nil {
+				e.Failf("PLINTH_SESSION_KEYS: key %d: %v", i+1, err)
+				continue
+			}
+			*keys = append(*keys, k)
+		}
+	}
+	if v, ok := e.Lookup("PLINTH_SESSION_STORE"); ok {
+		*url, storeFromEnv = v, true
+	}
+	return storeFromEnv
+}
+
+// sessionEnvNames returns the variables NewSessions reads, for Attach to
+// declare to the App (App.DeclareEnv).
+func sessionEnvNames() []string {
+	e := envconf.New(func(string) (string, bool) { return "", false })
+	var d time.Duration
+	var keys [][]byte
+	var url string
+	readSessionEnv(e, &d, &d, &d, &keys, &url)
+	return e.Names()
 }
 
 // openStore opens the store a URL names.
@@ -234,7 +277,7 @@ func openStore(url string, openers map[string]OpenStore, keys [][]byte, fromEnv 
 				return nil, fmt.Errorf("web: cookie store key %d is %d bytes, want %d", i+1, len(k), CookieKeySize)
 			}
 		}
-		return NewCookieStore(CookieStoreConfig{Keys: keys}), nil
+		return NewCookieStore(CookieStoreConfig{Keys: keys})
 	}
 	scheme, _, ok := strings.Cut(url, "://")
 	if !ok {
@@ -246,26 +289,13 @@ func openStore(url string, openers map[string]OpenStore, keys [][]byte, fromEnv 
 	}
 	st, err := open(context.Background(), url)
 	if err != nil {
-		return nil, fmt.Errorf("web: %s=%q: %w", where, redactURL(url), err)
+		return nil, fmt.Errorf("web: %s=%q: %w", where, redactURL(url), redact.Error(err, url))
 	}
 	return st, nil
 }
 
-// redactURL hides a password in a URL for error messages.
-func redactURL(u string) string {
-	scheme, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return u
-	}
-	at := strings.LastIndexByte(rest, '@')
-	if at < 0 {
-		return u
-	}
-	if user, _, hasPass := strings.Cut(rest[:at], ":"); hasPass {
-		return scheme + "://" + user + ":xxxxx" + rest[at:]
-	}
-	return u
-}
+// redactURL hides the passwords of a store URL for error messages.
+func redactURL(u string) string { return redact.DSN(u) }
 
 // decodeKey reads a base64 key (standard or URL alphabet, padded or not).
 func decodeKey(s string) ([]byte, error) {

@@ -1,12 +1,17 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
+	"log/slog"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/web"
 )
 
@@ -95,4 +100,60 @@ func typeName(v any) string {
 		return "*web.CookieStore"
 	}
 	return "other"
+}
+
+// TestSessionsConfigOneError (issue 25.5): the PLINTH_SESSION_* variables
+// go through the shared reader: every bad value is named in one error, and
+// "0" is refused where the setting cannot be off.
+func TestSessionsConfigOneError(t *testing.T) {
+	t.Setenv("PLINTH_SESSION_IDLE_TIMEOUT", "soon")
+	t.Setenv("PLINTH_SESSION_LIFETIME", "0")
+	t.Setenv("PLINTH_SESSION_STORE_TIMEOUT", "-1s")
+	t.Setenv("PLINTH_SESSION_KEYS", "!!")
+	t.Setenv("PLINTH_SESSION_STORE", "")
+	_, err := web.NewSessions(web.SessionsConfig{CookieName: "bad name"})
+	if err == nil {
+		t.Fatal("bad values accepted")
+	}
+	if n := strings.Count(err.Error(), "bad configuration"); n != 1 {
+		t.Errorf("want one error, got:\n%v", err)
+	}
+	for _, name := range []string{"PLINTH_SESSION_IDLE_TIMEOUT", "PLINTH_SESSION_LIFETIME", "PLINTH_SESSION_STORE_TIMEOUT", "PLINTH_SESSION_KEYS", "CookieName"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("the error does not name %s:\n%v", name, err)
+		}
+	}
+}
+
+// TestSessionsDeclareTheirVariables (issue 25.5): Attach declares the
+// PLINTH_SESSION_* variables to the App, so that they are not reported as
+// misspelled at start; a misspelled one is, with the right name.
+func TestSessionsDeclareTheirVariables(t *testing.T) {
+	t.Setenv("PLINTH_SESSION_IDLE_TIMEOUT", "1h")
+	t.Setenv("PLINTH_SESSION_LIFETMIE", "2h")
+	s, err := web.NewSessions(web.SessionsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	app := plinth.New()
+	app.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+	app.Config.ShutdownTimeout = time.Second
+	s.Attach(app)
+	ctx, cancel := context.WithCancel(t.Context())
+	app.OnStart(func(context.Context) error { cancel(); return nil })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := app.Serve(ctx, ln); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Contains(out, "PLINTH_SESSION_IDLE_TIMEOUT is not read") {
+		t.Errorf("a variable the sessions read was reported:\n%s", out)
+	}
+	if !strings.Contains(out, "PLINTH_SESSION_LIFETMIE is not read") || !strings.Contains(out, "did you mean PLINTH_SESSION_LIFETIME?") {
+		t.Errorf("the misspelled variable was not reported with its right name:\n%s", out)
+	}
 }

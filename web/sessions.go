@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,7 +20,7 @@ import (
 // the request's session with SessionOf.
 //
 // Sessions are lazy: a request whose handler never calls SessionOf (or
-// something that does: CSRFToken, Flashes, Auth) reads no cookie, calls no
+// something that does: CSRFToken, FlashesOf, Auth) reads no cookie, calls no
 // store, sets no cookie and allocates nothing (TestUntouchedSessionAllocs).
 // A session is saved, and its cookie set, just before the response starts,
 // and only when it changed, is new, was renewed or destroyed, or its idle
@@ -36,6 +37,9 @@ type Sessions struct {
 var (
 	sessionsKey = plinth.NewKey[Sessions]("web.sessions")
 	sessionKey  = plinth.NewKey[Session]("web.session")
+	// sessionsEndedKey is set once the middleware has returned, so that a
+	// SessionOf from an error page says so instead of starting a session.
+	sessionsEndedKey = plinth.NewKey[Sessions]("web.sessions.ended")
 )
 
 // NewSessions returns Sessions configured by cfg and the PLINTH_SESSION_*
@@ -61,16 +65,28 @@ const ReadinessTimeout = 2 * time.Second
 
 // Attach installs the sessions on every route of app (the Middleware, with
 // app.Use), adds the readiness check "sessions" (the store's Ping: /readyz
-// answers 503 while the store cannot be reached) and, when the store holds
-// resources (it implements io.Closer, as the stores opened from a URL do),
-// closes it after the drain.
+// answers 503 while the store cannot be reached), logs the store in use
+// when the App starts serving (at info level: `msg="web: sessions"
+// store="redis addr=127.0.0.1:6379 db=0 ..."`, from the store's String
+// method, never with a password) and, when the store holds resources (it
+// implements io.Closer, as the stores opened from a URL do), closes it
+// after the drain.
 func (s *Sessions) Attach(app *plinth.App) {
+	app.DeclareEnv(sessionEnvNames()...) // not misspellings: see App.DeclareEnv
 	app.Use(s.Middleware())
+	app.OnStart(func(ctx context.Context) error {
+		attrs := []slog.Attr{slog.String("store", describeStore(s.set.store))}
+		if s.set.storeWait > 0 {
+			attrs = append(attrs, slog.Duration("store_timeout", s.set.storeWait))
+		}
+		s.set.log.LogAttrs(ctx, slog.LevelInfo, "web: sessions", attrs...)
+		return nil
+	})
 	if s.set.cookie == nil {
 		app.ReadinessCheck("sessions", ReadinessTimeout, s.set.store.Ping)
 	}
 	if c, ok := s.set.store.(io.Closer); ok && s.set.openedURL != "" {
-		app.OnShutdown(func(context.Context) error { return c.Close() })
+		app.OnStop(func(context.Context) error { return c.Close() })
 	}
 }
 
@@ -83,9 +99,23 @@ func (s *Sessions) Middleware() plinth.Middleware {
 		return func(c *plinth.Ctx) error {
 			sessionsKey.Set(c, s)
 			err := next(c)
+			// From here on no session is started and no store called: an
+			// error page rendered after this returns (the handler's error,
+			// the timeout's 503) runs outside the store's deadlines.
+			sessionsKey.Set(c, nil)
+			sessionsEndedKey.Set(c, s)
 			if sess := sessionKey.Get(c); sess != nil {
 				if cerr := sess.end(); cerr != nil && err == nil {
 					err = cerr
+				}
+				sess.stopStore()
+				if err != nil {
+					// The error page may still read the session (who is
+					// signed in), but its changes are not saved (it is
+					// committed): it stays on the Ctx, and is left to the
+					// garbage collector rather than the pool, since nothing
+					// says when the page is done with it.
+					return err
 				}
 				sessionKey.Set(c, nil)
 				sess.release()
@@ -102,6 +132,11 @@ func (s *Sessions) Middleware() plinth.Middleware {
 // error is for a store that could not answer (a 503 problem, its cause
 // logged) or for a route without the Sessions middleware (a 500).
 //
+// After the middleware has returned (in an error page the App renders
+// after the handler), SessionOf starts no session and calls no store: it
+// returns the session the handler used, closed (its values can be read;
+// changes are not saved), or an error when the handler used none.
+//
 // The *Session belongs to the request: do not keep it after the handler
 // returns or use it from another goroutine.
 func SessionOf(c *plinth.Ctx) (*Session, error) {
@@ -110,6 +145,9 @@ func SessionOf(c *plinth.Ctx) (*Session, error) {
 	}
 	s := sessionsKey.Get(c)
 	if s == nil {
+		if sessionsEndedKey.Get(c) != nil {
+			return nil, plinth.Error(http.StatusInternalServerError, "").Wrap(errSessionsEnded)
+		}
 		return nil, plinth.Error(http.StatusInternalServerError, "").Wrap(errNoSessions)
 	}
 	sess := s.pool.Get().(*Session)
@@ -124,6 +162,8 @@ type sessionError string
 func (e sessionError) Error() string { return string(e) }
 
 const errNoSessions = sessionError("web: SessionOf on a route without the Sessions middleware (install it with Sessions.Attach or Use(sessions.Middleware()))")
+
+const errSessionsEnded = sessionError("web: SessionOf after the Sessions middleware returned (an error page rendered after the handler, which did not use the session): no session is started there, so that no store call runs outside the middleware's deadlines")
 
 // Session is one request's view of its session: typed values (Get, Put),
 // Renew and Destroy. It is loaded by SessionOf and saved before the response
@@ -149,6 +189,9 @@ type Session struct {
 	destroyed bool // the session ended: delete, expire the cookie
 	committed bool
 	failed    bool // the commit failed: the handler's response is replaced by an error
+
+	storeCtx    context.Context // shared by the request's store calls, with a store timeout
+	storeCancel context.CancelFunc
 
 	buf []byte // encoding and cookie scratch, reused with the pooled Session
 }
@@ -192,7 +235,7 @@ func (sess *Session) load() {
 			return
 		}
 		var err error
-		data, err = set.store.Load(sess.c.Context(), value)
+		data, err = set.store.Load(sess.loadContext(), value)
 		if err != nil {
 			sess.loadErr = plinth.Error(http.StatusServiceUnavailable, "the session store is unavailable").Wrap(err)
 			return
@@ -444,6 +487,16 @@ func validID(s string) bool {
 		}
 	}
 	return true
+}
+
+// describeStore names a store for the start-up log line: its String method
+// (the stores of this repository say their engine and where they connect,
+// without a password), or its type.
+func describeStore(st Store) string {
+	if d, ok := st.(fmt.Stringer); ok {
+		return d.String()
+	}
+	return fmt.Sprintf("%T", st)
 }
 
 // logger returns the sessions' logger.

@@ -3,6 +3,9 @@ package web_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -32,12 +35,20 @@ func (s *countingStore) Load(ctx context.Context, id string) ([]byte, error) {
 	return s.Store.Load(ctx, id)
 }
 
-func (s *countingStore) Save(ctx context.Context, id string, b []byte, exp time.Time) error {
+func (s *countingStore) Create(ctx context.Context, id string, b []byte, exp time.Time) error {
 	s.saves.Add(1)
 	if s.fail.Load() {
 		return errDown
 	}
-	return s.Store.Save(ctx, id, b, exp)
+	return s.Store.Create(ctx, id, b, exp)
+}
+
+func (s *countingStore) Update(ctx context.Context, id string, b []byte, exp time.Time) (bool, error) {
+	s.saves.Add(1)
+	if s.fail.Load() {
+		return false, errDown
+	}
+	return s.Store.Update(ctx, id, b, exp)
 }
 
 func (s *countingStore) Delete(ctx context.Context, id string) error {
@@ -218,7 +229,7 @@ func storeConfigs(clk *clock) map[string]func() (web.SessionsConfig, *countingSt
 			return web.SessionsConfig{Store: cs, Clock: clk.Now}, cs
 		},
 		"cookie": func() (web.SessionsConfig, *countingStore) {
-			return web.SessionsConfig{Store: web.NewCookieStore(web.CookieStoreConfig{Keys: [][]byte{key}}), Clock: clk.Now}, nil
+			return web.SessionsConfig{Store: mustCookieStore(key), Clock: clk.Now}, nil
 		},
 	}
 }
@@ -406,7 +417,7 @@ func TestCookieStoreKeyRotation(t *testing.T) {
 		keyA[i], keyB[i] = byte(i), byte(100+i)
 	}
 	mk := func(keys ...[]byte) *plinth.App {
-		app, _ := sessionApp(t, web.SessionsConfig{Store: web.NewCookieStore(web.CookieStoreConfig{Keys: keys}), Clock: clk.Now})
+		app, _ := sessionApp(t, web.SessionsConfig{Store: mustCookieStore(keys...), Clock: clk.Now})
 		return app
 	}
 	oldApp, rotated, newOnly := mk(keyA), mk(keyB, keyA), mk(keyB)
@@ -432,9 +443,36 @@ func TestCookieStoreKeyRotation(t *testing.T) {
 	}
 }
 
+// mustCookieStore returns a CookieStore with keys (a test's own, valid).
+func mustCookieStore(keys ...[]byte) *web.CookieStore {
+	s, err := web.NewCookieStore(web.CookieStoreConfig{Keys: keys})
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Keys are data (the environment, a secret store): a bad one is an error
+// naming the field, never a panic.
+func TestNewCookieStoreBadKeys(t *testing.T) {
+	for name, tc := range map[string]struct {
+		keys [][]byte
+		want string
+	}{
+		"none":   {nil, "CookieStoreConfig.Keys is empty"},
+		"short":  {[][]byte{make([]byte, 16)}, "CookieStoreConfig.Keys[0]: want 32 bytes, got 16"},
+		"second": {[][]byte{make([]byte, 32), make([]byte, 33)}, "CookieStoreConfig.Keys[1]: want 32 bytes, got 33"},
+	} {
+		s, err := web.NewCookieStore(web.CookieStoreConfig{Keys: tc.keys})
+		if s != nil || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, %v; want nil and an error containing %q", name, s, err, tc.want)
+		}
+	}
+}
+
 func TestCookieStoreTooLarge(t *testing.T) {
 	key := make([]byte, 32)
-	app, _ := sessionApp(t, web.SessionsConfig{Store: web.NewCookieStore(web.CookieStoreConfig{Keys: [][]byte{key}})})
+	app, _ := sessionApp(t, web.SessionsConfig{Store: mustCookieStore(key)})
 	w := newClient(t, app).do("GET", "/big", "")
 	if w.Code != 500 || w.Header().Get("Set-Cookie") != "" || strings.Contains(w.Body.String(), "should not be sent") {
 		t.Fatalf("oversized cookie session: %d %q %q", w.Code, w.Header().Get("Set-Cookie"), w.Body)
@@ -557,22 +595,393 @@ func TestMemoryStoreBounded(t *testing.T) {
 	clk := newClock()
 	s := web.NewMemoryStore(web.MemoryStoreConfig{MaxSessions: 3, Clock: clk.Now})
 	ctx := context.Background()
-	for i, id := range []string{"a", "b", "c", "d"} {
-		if err := s.Save(ctx, id, []byte(id), clk.Now().Add(time.Duration(i+1)*time.Hour)); err != nil {
+	for _, id := range []string{"a", "b", "c"} {
+		if err := s.Create(ctx, id, []byte(id), clk.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if b, _ := s.Load(ctx, "a"); string(b) != "a" { // a is now the most recently used
+		t.Fatalf("Load(a) = %q", b)
+	}
+	if err := s.Create(ctx, "d", []byte("d"), clk.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
 	}
 	if s.Len() != 3 {
 		t.Fatalf("len %d, want 3", s.Len())
 	}
-	if b, _ := s.Load(ctx, "a"); b != nil {
-		t.Error("the session closest to expiry was not the one dropped")
+	if b, _ := s.Load(ctx, "b"); b != nil {
+		t.Error("the least recently used session was not the one dropped")
 	}
-	if b, _ := s.Load(ctx, "d"); string(b) != "d" {
-		t.Error("the new session is missing")
+	for _, id := range []string{"a", "c", "d"} {
+		if b, _ := s.Load(ctx, id); string(b) != id {
+			t.Errorf("session %s missing", id)
+		}
 	}
-	clk.Advance(3*time.Hour + time.Second)
+	if err := s.Create(ctx, "c", []byte("again"), clk.Now().Add(time.Hour)); !errors.Is(err, web.ErrSessionExists) {
+		t.Errorf("Create over a live session: %v, want ErrSessionExists", err)
+	}
+	clk.Advance(time.Hour + time.Second)
 	if b, _ := s.Load(ctx, "c"); b != nil {
 		t.Error("expired session loaded")
+	}
+	if ok, _ := s.Update(ctx, "d", []byte("x"), clk.Now().Add(time.Hour)); ok {
+		t.Error("Update brought an expired session back")
+	}
+}
+
+// renewApp serves a sign-in that renews the session, as Auth.Login does, and
+// anonymous pages that write to theirs, on a MemoryStore of max sessions.
+func renewApp(t *testing.T, clk *clock, max int) (*plinth.App, *web.MemoryStore) {
+	t.Helper()
+	store := web.NewMemoryStore(web.MemoryStoreConfig{MaxSessions: max, Clock: clk.Now})
+	app, _ := sessionApp(t, web.SessionsConfig{Store: store, Clock: clk.Now})
+	app.Get("/signin", func(c *plinth.Ctx) error {
+		sess, err := web.SessionOf(c)
+		if err != nil {
+			return err
+		}
+		sess.Renew()
+		sess.Put("name", "user:"+c.Query("u"))
+		return c.Text(200, "signed in")
+	})
+	return app, store
+}
+
+// TestMemoryStoreFloodKeepsSignedIn: a full memory store flooded with new
+// anonymous sessions evicts anonymous ones, never the signed-in user's,
+// though the user's is the oldest and closest to its expiry.
+func TestMemoryStoreFloodKeepsSignedIn(t *testing.T) {
+	clk := newClock()
+	const max = 100
+	app, store := renewApp(t, clk, max)
+	user := newClient(t, app)
+	user.get("/signin?u=ada")
+	for range max - 1 {
+		clk.Advance(time.Second)
+		newClient(t, app).get("/put?v=anonymous")
+	}
+	if store.Len() != max {
+		t.Fatalf("store holds %d, want it full (%d)", store.Len(), max)
+	}
+	for range 10 * max {
+		clk.Advance(time.Second)
+		newClient(t, app).get("/put?v=flood")
+	}
+	if store.Len() != max {
+		t.Errorf("store holds %d after the flood, want %d", store.Len(), max)
+	}
+	if got := user.get("/get"); got != "user:ada" {
+		t.Fatalf("after an anonymous flood the signed-in session reads %q: signed out", got)
+	}
+	// With nothing but signed-in sessions, the least recently used one goes.
+	users := make([]*client, max)
+	for i := range users {
+		clk.Advance(time.Second)
+		users[i] = newClient(t, app)
+		users[i].get("/signin?u=" + string(rune('a'+i%26)))
+	}
+	if store.Len() != max {
+		t.Errorf("store holds %d, want %d", store.Len(), max)
+	}
+	if got := user.get("/get"); got != "" {
+		t.Errorf("the least recently used signed-in session survived a store full of newer ones: %q", got)
+	}
+}
+
+// TestSessionReadCreatesNothing: reading a session that does not exist
+// (Get, Has, Pop, Keys) writes nothing to the store and sets no cookie;
+// the first Put creates it.
+func TestSessionReadCreatesNothing(t *testing.T) {
+	clk := newClock()
+	store := web.NewMemoryStore(web.MemoryStoreConfig{Clock: clk.Now})
+	app, _ := sessionApp(t, web.SessionsConfig{Store: store, Clock: clk.Now})
+	app.Get("/peek", func(c *plinth.Ctx) error {
+		sess, err := web.SessionOf(c)
+		if err != nil {
+			return err
+		}
+		_, _ = web.Get[string](sess, "name")
+		_ = sess.Has("x")
+		_, _ = web.Pop[string](sess, "flash")
+		sess.Delete("nothing")
+		_ = sess.Keys()
+		return c.Text(200, "read")
+	})
+	for range 50 {
+		w := newClient(t, app).do("GET", "/peek", "")
+		if w.Code != 200 || w.Header().Get("Set-Cookie") != "" {
+			t.Fatalf("read of an absent session: %d, Set-Cookie %q", w.Code, w.Header().Get("Set-Cookie"))
+		}
+	}
+	if store.Len() != 0 {
+		t.Fatalf("50 reads of absent sessions created %d store entries", store.Len())
+	}
+	newClient(t, app).get("/put?v=x")
+	if store.Len() != 1 {
+		t.Fatalf("a Put created %d store entries, want 1", store.Len())
+	}
+}
+
+// gateStore is a MemoryStore whose Update waits, once armed, until
+// released: a request saving its session is held between its Load and its
+// save while another request signs out.
+type gateStore struct {
+	*web.MemoryStore
+	armed   atomic.Bool
+	waiting chan struct{}
+	release chan struct{}
+}
+
+func (s *gateStore) Update(ctx context.Context, id string, b []byte, exp time.Time) (bool, error) {
+	if s.armed.CompareAndSwap(true, false) {
+		s.waiting <- struct{}{}
+		<-s.release
+	}
+	return s.MemoryStore.Update(ctx, id, b, exp)
+}
+
+// TestSessionLogoutNotUndone: a request in flight with a copy of the cookie
+// (it loaded the signed-in session before the sign-out) saves after the
+// sign-out deleted the session: the session must stay gone, on every try.
+func TestSessionLogoutNotUndone(t *testing.T) {
+	clk := newClock()
+	for try := range 20 {
+		gs := &gateStore{
+			MemoryStore: web.NewMemoryStore(web.MemoryStoreConfig{Clock: clk.Now}),
+			waiting:     make(chan struct{}), release: make(chan struct{}),
+		}
+		app, _ := sessionApp(t, web.SessionsConfig{Store: gs, Clock: clk.Now})
+		user := newClient(t, app)
+		user.get("/put?v=signed-in")
+		orig := user.cookie["session"]
+		copied := newClient(t, app)
+		copied.cookie["session"] = orig
+
+		gs.armed.Store(true)
+		done := make(chan string)
+		go func() {
+			w := copied.do("GET", "/put?v=from-the-copy", "")
+			done <- w.Body.String()
+		}()
+		<-gs.waiting // the copy loaded the session and is about to save it
+		if w := user.do("GET", "/destroy", ""); w.Code != 200 {
+			t.Fatalf("sign-out: %d", w.Code)
+		}
+		close(gs.release)
+		<-done
+		stale := newClient(t, app)
+		stale.cookie["session"] = orig
+		if got := stale.get("/get"); got != "" {
+			t.Fatalf("try %d: after sign-out the copied cookie reads %q: the session came back", try, got)
+		}
+	}
+}
+
+// TestSessionLogoutRace races sign-outs against four clients using copies of
+// the cookie: after each sign-out the copies name nothing.
+func TestSessionLogoutRace(t *testing.T) {
+	app, _ := sessionApp(t, web.SessionsConfig{})
+	for try := range 20 {
+		user := newClient(t, app)
+		user.get("/put?v=signed-in")
+		cookie := user.cookie["session"]
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				cl := newClient(t, app)
+				for range 20 {
+					cl.cookie["session"] = cookie
+					cl.do("GET", "/put?v=copy", "")
+				}
+			})
+		}
+		user.do("GET", "/destroy", "")
+		wg.Wait()
+		stale := newClient(t, app)
+		stale.cookie["session"] = cookie
+		if got := stale.get("/get"); got != "" {
+			t.Fatalf("try %d: the copied cookie reads %q after sign-out", try, got)
+		}
+	}
+}
+
+// blockingStore answers nothing: every call waits until its context ends,
+// and counts itself.
+type blockingStore struct{ calls atomic.Int64 }
+
+func (s *blockingStore) wait(ctx context.Context) error {
+	s.calls.Add(1)
+	<-ctx.Done()
+	return ctx.Err()
+}
+func (s *blockingStore) Load(ctx context.Context, _ string) ([]byte, error) {
+	return nil, s.wait(ctx)
+}
+func (s *blockingStore) Create(ctx context.Context, _ string, _ []byte, _ time.Time) error {
+	return s.wait(ctx)
+}
+func (s *blockingStore) Update(ctx context.Context, _ string, _ []byte, _ time.Time) (bool, error) {
+	return false, s.wait(ctx)
+}
+func (s *blockingStore) Delete(ctx context.Context, _ string) error { return s.wait(ctx) }
+func (s *blockingStore) Ping(ctx context.Context) error             { return s.wait(ctx) }
+
+// within serves r on h and fails t if that takes more than bound (a
+// generous bound on a lifecycle event, not a timing assertion).
+func within(t *testing.T, h http.Handler, r *http.Request, bound time.Duration) *httptest.ResponseRecorder {
+	t.Helper()
+	w := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() { h.ServeHTTP(w, r); close(done) }()
+	select {
+	case <-done:
+		return w
+	case <-time.After(bound):
+		t.Fatalf("%s %s still running after %v: a store that does not answer holds it", r.Method, r.URL, bound)
+		return nil
+	}
+}
+
+// TestSessionStoreTimeout: a store that stops answering holds a request for
+// the store timeout at most, on a save (which runs without the request's
+// cancellation) as on a load, and the request answers 503.
+func TestSessionStoreTimeout(t *testing.T) {
+	bs := &blockingStore{}
+	app, _ := sessionApp(t, web.SessionsConfig{Store: bs, StoreTimeout: 50 * time.Millisecond})
+	w := within(t, app, httptest.NewRequest("GET", "/put?v=x", nil), 10*time.Second)
+	if w.Code != 503 || w.Header().Get("Set-Cookie") != "" {
+		t.Errorf("save to a store that does not answer: %d, Set-Cookie %q", w.Code, w.Header().Get("Set-Cookie"))
+	}
+	r := httptest.NewRequest("GET", "/get", nil)
+	r.Header.Set("Cookie", "session="+strings.Repeat("A", 43))
+	w = within(t, app, r, 10*time.Second)
+	if w.Code != 503 {
+		t.Errorf("load from a store that does not answer: %d", w.Code)
+	}
+}
+
+// TestSessionErrorPageCallsNoStore: once the sessions middleware has
+// returned, an error page that asks for the session (the signed-in user in
+// its navigation) starts none and calls no store, so that a store that does
+// not answer cannot hold the error page (the timeout's 503 included); a
+// session the handler used stays readable.
+func TestSessionErrorPageCallsNoStore(t *testing.T) {
+	bs := &blockingStore{}
+	s, err := web.NewSessions(web.SessionsConfig{Store: bs, StoreTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := plinth.New()
+	s.Attach(app)
+	var afterMiddleware atomic.Int64
+	var pageErr atomic.Value
+	app.ProblemWriter = func(c *plinth.Ctx, p *plinth.Problem) {
+		before := bs.calls.Load()
+		_, err := web.SessionOf(c)
+		afterMiddleware.Add(bs.calls.Load() - before)
+		pageErr.Store(fmt.Sprint(err))
+		c.WriteProblemJSON(p)
+	}
+	app.Get("/missing", func(c *plinth.Ctx) error { return plinth.NotFound("no such thing") })
+	short := app.Group("/short")
+	short.SetHandlerTimeout(20 * time.Millisecond)
+	short.Get("/slow", func(c *plinth.Ctx) error {
+		<-c.Context().Done() // the timeout's 503 follows
+		return nil
+	})
+	for _, path := range []string{"/missing", "/short/slow"} {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("Cookie", "session="+strings.Repeat("A", 43))
+		w := within(t, app, r, 10*time.Second)
+		if w.Code != 404 && w.Code != 503 {
+			t.Errorf("%s: %d", path, w.Code)
+		}
+		if n := afterMiddleware.Load(); n != 0 {
+			t.Errorf("%s: the error page called the store %d times after the sessions middleware returned", path, n)
+		}
+		if e, _ := pageErr.Load().(string); !strings.Contains(e, "after the Sessions middleware returned") {
+			t.Errorf("%s: SessionOf in the error page: %s", path, e)
+		}
+	}
+
+	// A session the handler used is readable from the error page, from
+	// memory, without a store call.
+	mem := &countingStore{Store: web.NewMemoryStore(web.MemoryStoreConfig{})}
+	app2, _ := sessionApp(t, web.SessionsConfig{Store: mem})
+	var seen atomic.Value
+	app2.ProblemWriter = func(c *plinth.Ctx, p *plinth.Problem) {
+		loads := mem.loads.Load()
+		if sess, err := web.SessionOf(c); err == nil {
+			v, _ := web.Get[string](sess, "name")
+			seen.Store(v)
+		}
+		if mem.loads.Load() != loads {
+			t.Error("the error page loaded the session again")
+		}
+		c.WriteProblemJSON(p)
+	}
+	cl := newClient(t, app2)
+	cl.get("/put?v=ada")
+	if w := cl.do("GET", "/fail", ""); w.Code != 500 {
+		t.Fatalf("/fail: %d", w.Code)
+	}
+	if v, _ := seen.Load().(string); v != "x" {
+		t.Errorf("the error page read %q from the handler's session, want x", v)
+	}
+}
+
+// lockedBuffer is a log destination safe for the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestSessionsLogStoreAtStart: when the App starts serving, the sessions
+// log the store in use (its String) and the store timeout.
+func TestSessionsLogStoreAtStart(t *testing.T) {
+	var logs lockedBuffer
+	s, err := web.NewSessions(web.SessionsConfig{
+		Store:  &blockingStore{}, // no String: its type is logged
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := plinth.New()
+	s.Attach(app)
+	app.Get("/", func(c *plinth.Ctx) error { return c.Text(200, "ok") })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- app.Serve(ctx, ln) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), "web: sessions") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	got := logs.String()
+	for _, want := range []string{`msg="web: sessions"`, `store=*web_test.blockingStore`, `store_timeout=5s`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("start-up log %q lacks %q", got, want)
+		}
+	}
+	if got := fmt.Sprint(web.NewMemoryStore(web.MemoryStoreConfig{})); got != "memory max_sessions=10000" {
+		t.Errorf("MemoryStore.String() = %q", got)
 	}
 }

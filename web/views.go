@@ -84,8 +84,9 @@ var builtinFuncs = []string{"nonce", "csrfField", "csrfToken", "t", "lang", "fla
 //	{{ csrfToken }}   the CSRF token alone (CSRFToken), for a header or meta tag
 //	{{ t "key" 3 }}   the message key in the request's language (Ctx.T)
 //	{{ lang }}        the request's language (Ctx.Language): <html lang="{{ lang }}">
-//	{{ flashes }}     the flash messages, read once (Flashes)
-//	{{ user }}        the signed-in user, or nil (CurrentUser)
+//	{{ flashes }}     the flash messages, read once (FlashesOf): removed from
+//	                  the session only when the page rendered without error
+//	{{ user }}        the signed-in user, or nil (UserOf)
 //	{{ path }}        the request's path and query, for links back to the page:
 //	                  <a href="/lang?lang=fr&next={{ path }}"> (the default
 //	                  Referrer-Policy, no-referrer, sends no Referer to come back by)
@@ -286,11 +287,11 @@ func (s *renderSlot) funcs() template.FuncMap {
 		"lang":      func() string { return s.c.Language() },
 		"flashes": func() []Flash {
 			if !s.flashed {
-				s.flashes, s.flashed = Flashes(s.c), true
+				s.flashes, s.flashed = peekFlashes(s.c), true
 			}
 			return s.flashes
 		},
-		"user": func() any { return CurrentUser(s.c) },
+		"user": func() any { return UserOf(s.c) },
 		"path": func() string { return s.c.RawRequest().URL.RequestURI() },
 	}
 }
@@ -369,6 +370,9 @@ func (v *Views) execute(c *plinth.Ctx, name string, data any) (*bytes.Buffer, er
 	buf := getPageBuffer()
 	cl.slot.c = c
 	err = cl.tmpl.Execute(buf, data)
+	if err == nil && len(cl.slot.flashes) > 0 {
+		consumeFlashes(c) // only now: a page that failed keeps them for the next
+	}
 	cl.slot.c, cl.slot.flashes, cl.slot.flashed = nil, nil, false
 	p.put(cl)
 	if err != nil {

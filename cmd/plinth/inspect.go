@@ -16,9 +16,10 @@ import (
 
 const inspectUsage = `Usage: plinth %[1]s [--json] [PKG]
 
-Builds the program in PKG (default .) and runs it with PLINTH_INSPECT=%[1]s,
-which makes its App.Run (or Serve) write the %[2]s and exit before it
-listens or runs its OnStart hooks. The program's own output goes to
+Builds the program in PKG (default .) with -tags plinth_inspect and runs it
+with PLINTH_INSPECT=%[1]s, which makes its App.Run (or Serve) write the %[2]s
+and exit before it listens or runs its OnStart hooks (a binary built
+without the tag ignores the variable). The program's own output goes to
 standard error.
 
 Flags:
@@ -95,10 +96,14 @@ func inspectPackage(env *environment, mode, pkg string) ([]byte, error) {
 	return out, err
 }
 
-// goBuild builds the main package pkg into bin; a failure's messages go to
-// stderr as the go command wrote them.
+// inspectTag is the build tag that turns PLINTH_INSPECT on in the core: a
+// binary built without it ignores the variable and serves.
+const inspectTag = "plinth_inspect"
+
+// goBuild builds the main package pkg into bin, with the inspectTag build
+// tag; a failure's messages go to stderr as the go command wrote them.
 func goBuild(env *environment, pkg, bin string) error {
-	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd := exec.Command("go", "build", "-tags", inspectTag, "-o", bin, pkg)
 	cmd.Env = env.environ()
 	cmd.Dir = env.dir
 	cmd.Stdout, cmd.Stderr = env.stderr, env.stderr

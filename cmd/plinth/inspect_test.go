@@ -29,10 +29,15 @@ func TestRoutesQuickstart(t *testing.T) {
 	if !strings.HasPrefix(stdout, "METHOD") {
 		t.Errorf("no header line:\n%s", stdout)
 	}
-	row := regexp.MustCompile(`(?m)^(GET|POST|DELETE)\s+(\S+)\s+(\S+)\s+(examples/quickstart/\w+\.go):(\d+)$`)
+	row := regexp.MustCompile(`(?m)^(GET|POST|DELETE)\s+(\S+)\s+(\S.*?)\s+(examples/quickstart/\w+\.go):(\d+)$`)
 	seen := map[string]bool{}
 	for _, m := range row.FindAllStringSubmatch(stdout, -1) {
 		seen[m[1]+" "+m[2]] = true
+		// A typed operation is named by its operation ID and its
+		// handler's function, not by the api package's closure.
+		if m[1]+" "+m[2] == "POST /api/tasks" && !strings.HasPrefix(m[3], "post-api-tasks (main.") {
+			t.Errorf("POST /api/tasks: handler %q, want its operation ID and function", m[3])
+		}
 		// The source line is the registration of that route.
 		src, err := os.ReadFile(filepath.Join(env.dir, m[4]))
 		if err != nil {

@@ -6,53 +6,66 @@ import (
 )
 
 // checkModulePath reports why path cannot be the module path of a new
-// project, or nil. The rules are the go command's for module paths
-// (golang.org/x/mod/module.CheckPath), written out here so that the core
-// module does not depend on x/mod: slash-separated elements of ASCII
-// letters, digits and - . _ ~, none empty, none starting or ending with a
-// dot, no leading dash in the first element, and a dot in the first
-// element (a domain: example.com/app, github.com/you/app), since paths
-// without one are reserved for the standard library.
+// project, or nil. It accepts what `go mod init` accepts (the go command
+// checks the path with golang.org/x/mod/module.CheckImportPath, then
+// refuses the reserved "go" and "toolchain"), written out here so that the
+// CLI does not depend on x/mod: "shop" is as valid as example.com/shop
+// (module.CheckPath, for paths fetched from a server, also wants a dot in
+// the first element; a project's own path need not have one). The rules:
+// slash-separated elements of ASCII letters, digits and - . _ ~ +, none
+// empty, none all dots or ending with a dot, no Windows device name (con,
+// nul, com1, ...) before an element's first dot, no element ending in a
+// tilde and digits, no leading dash, not a local path (./app).
 func checkModulePath(path string) error {
-	if path == "" {
+	switch {
+	case path == "":
 		return fmt.Errorf("the path is empty")
-	}
-	if strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/") {
+	case path == "." || path == ".." || strings.HasPrefix(path, "./") || strings.HasPrefix(path, "../"):
+		return fmt.Errorf("it is a local path; a module path is a name such as shop or example.com/shop")
+	case strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/"):
 		return fmt.Errorf("the path starts or ends with a slash")
+	case strings.HasPrefix(path, "-"):
+		return fmt.Errorf("the path starts with a dash")
+	case path == "go" || path == "toolchain":
+		return fmt.Errorf("%q is reserved by the go command", path)
 	}
-	elems := strings.Split(path, "/")
-	for _, e := range elems {
+	for _, e := range strings.Split(path, "/") {
 		if e == "" {
 			return fmt.Errorf("the path has an empty element (a double slash)")
 		}
-		if e == "." || e == ".." {
+		if strings.Count(e, ".") == len(e) {
 			return fmt.Errorf("the path has a %q element", e)
 		}
-		if strings.HasPrefix(e, ".") || strings.HasSuffix(e, ".") {
-			return fmt.Errorf("element %q starts or ends with a dot", e)
+		if strings.HasSuffix(e, ".") {
+			return fmt.Errorf("element %q ends with a dot", e)
 		}
 		for _, r := range e {
 			if !pathChar(r) {
-				return fmt.Errorf("element %q has the character %q (allowed: ASCII letters, digits and - . _ ~)", e, r)
+				return fmt.Errorf("element %q has the character %q (allowed: ASCII letters, digits and - . _ ~ +)", e, r)
 			}
 		}
-	}
-	first := elems[0]
-	if strings.HasPrefix(first, "-") {
-		return fmt.Errorf("first element %q starts with a dash", first)
-	}
-	if !strings.Contains(first, ".") {
-		return fmt.Errorf("first element %q is not a domain name (no dot): use example.com/%s or your repository's path", first, path)
-	}
-	if first != strings.ToLower(first) {
-		return fmt.Errorf("first element %q is not in lower case", first)
+		short, _, _ := strings.Cut(e, ".")
+		for _, bad := range windowsNames {
+			if strings.EqualFold(short, bad) {
+				return fmt.Errorf("element %q is a Windows device name", e)
+			}
+		}
+		if t := strings.LastIndexByte(short, '~'); t >= 0 && t < len(short)-1 && strings.Trim(short[t+1:], "0123456789") == "" {
+			return fmt.Errorf("element %q ends with a tilde and digits (a Windows short name)", e)
+		}
 	}
 	return nil
 }
 
+// windowsNames are the device names Windows reserves, which the go command
+// refuses as path elements.
+var windowsNames = []string{"CON", "PRN", "AUX", "NUL",
+	"COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
+	"LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9"}
+
 func pathChar(r rune) bool {
 	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' ||
-		r == '-' || r == '.' || r == '_' || r == '~'
+		r == '-' || r == '.' || r == '_' || r == '~' || r == '+'
 }
 
 // defaultModulePath is the module path of a project in directory base

@@ -23,27 +23,33 @@ type probe struct {
 // project, built and started, must answer.
 type templateTest struct {
 	template string
+	env      []string // the server's variables, beyond PLINTH_ADDR and PLINTH_DATABASE_URL
 	probes   []probe
 }
 
+// modularKey is the API key the modular project's server gets.
+const modularKey = "probe-key-0123456789abcdef0123456789abcdef"
+
 // templateTests has a row per template.
 var templateTests = []templateTest{
-	{"minimal", []probe{
+	{"minimal", nil, []probe{
 		{method: "GET", path: "/hello/world", code: 200, contains: "Hello, world!"},
 	}},
-	{"api", []probe{
+	{"api", nil, []probe{
 		{method: "POST", path: "/tasks", body: `{"title":"Write the report"}`, code: 201, contains: `"title":"Write the report"`},
 		{method: "POST", path: "/tasks", body: `{"title":""}`, code: 422, contains: `"location":"body.title"`},
 		{method: "GET", path: "/tasks/1", code: 200, contains: `"id":1`},
 		{method: "GET", path: "/openapi.json", code: 200, contains: `"/tasks/{id}"`},
 	}},
-	{"modular", []probe{
+	{"modular", []string{"API_KEY=" + modularKey, "SEED_DEMO=1"}, []probe{
 		{method: "GET", path: "/users", code: 200, contains: `"name":"ada"`},
-		{method: "POST", path: "/notes", body: `{"text":"hi"}`, code: 401, contains: "X-User"},
-		{method: "POST", path: "/notes", body: `{"text":"hi"}`, header: map[string]string{"X-User": "ada"}, code: 201, contains: `"author":"ada"`},
+		{method: "POST", path: "/notes", body: `{"text":"hi"}`, header: map[string]string{"X-User": "ada"}, code: 401, contains: "API key"},
+		{method: "POST", path: "/notes", body: `{"text":"hi"}`, header: map[string]string{"Authorization": "Bearer " + modularKey}, code: 401, contains: "X-User"},
+		{method: "POST", path: "/notes", body: `{"text":"hi"}`, header: map[string]string{"Authorization": "Bearer " + modularKey, "X-User": "ada"}, code: 201, contains: `"author":"ada"`},
 		{method: "GET", path: "/openapi.json", code: 200, contains: `"/notes"`},
+		{method: "GET", path: "/openapi.json", code: 200, contains: `"apiKey": []`},
 	}},
-	{"web", []probe{
+	{"web", nil, []probe{
 		{method: "GET", path: "/login", code: 200, contains: `name="csrf_token"`},
 		{method: "GET", path: "/", header: map[string]string{"Accept-Language": "fr"}, code: 200, contains: `<html lang="fr">`},
 		{method: "GET", path: "/account", header: map[string]string{"Accept": "text/html"}, code: 200, contains: `id="login-form"`}, // signed out: redirected to /login
@@ -70,7 +76,11 @@ func TestNewProjects(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "app-"+tc.template)
 			env := &environment{env: projectEnv()}
 			start := time.Now()
-			stdout, stderr, code := cli(env, "new", dir, "--template", tc.template, "--replace", root, "--module", "example.com/"+tc.template)
+			modPath := "example.com/" + tc.template
+			if tc.template == "minimal" {
+				modPath = "shop" // no dot: go mod init accepts it, so does plinth new
+			}
+			stdout, stderr, code := cli(env, "new", dir, "--template", tc.template, "--replace", root, "--module", modPath)
 			if code != 0 {
 				t.Fatalf("plinth new: exit %d\n%s%s", code, stdout, stderr)
 			}
@@ -91,10 +101,22 @@ func TestNewProjects(t *testing.T) {
 				t.Logf("go %s: %v", args[0], time.Since(start).Round(time.Millisecond))
 			}
 
+			// A configuration error of several lines is printed as lines,
+			// not as one quoted string with \n\t in it.
+			bad := exec.Command(filepath.Join(dir, "app"))
+			bad.Dir = dir
+			bad.Env = projectEnv(append([]string{"PLINTH_DATABASE_URL=sqlite:" + filepath.Join(dir, "bad.db"),
+				"PLINTH_MAX_BODY_BYTES=lots", "PLINTH_HANDLER_TIMEOUT=soon"}, tc.env...)...)
+			badOut, err := bad.CombinedOutput()
+			if err == nil || strings.Contains(string(badOut), `\n`) || strings.Count(string(badOut), "\n") < 2 ||
+				!strings.Contains(string(badOut), "PLINTH_MAX_BODY_BYTES") || !strings.Contains(string(badOut), "PLINTH_HANDLER_TIMEOUT") {
+				t.Errorf("a bad configuration: %v, output %q, want an error naming both variables, on lines of its own", err, badOut)
+			}
+
 			addr := freeAddr(t)
 			srv := exec.Command(filepath.Join(dir, "app"))
 			srv.Dir = dir
-			srv.Env = projectEnv("PLINTH_ADDR="+addr, "PLINTH_DATABASE_URL=sqlite:"+filepath.Join(dir, "test.db"))
+			srv.Env = projectEnv(append([]string{"PLINTH_ADDR=" + addr, "PLINTH_DATABASE_URL=sqlite:" + filepath.Join(dir, "test.db")}, tc.env...)...)
 			var logs syncBuffer
 			srv.Stdout, srv.Stderr = &logs, &logs
 			if err := srv.Start(); err != nil {

@@ -34,7 +34,7 @@ func TestBadArguments(t *testing.T) {
 		{"unknown flag", []string{"new", fresh, "--tempalte", "api"}, "flag provided but not defined: -tempalte"},
 		{"flag without value", []string{"new", fresh, "--template"}, "flag needs an argument: -template"},
 		{"module path with a space", []string{"new", fresh, "--module", "example.com/my app", "--replace", root}, `invalid module path "example.com/my app": element "my app" has the character ' '`},
-		{"module path without a domain", []string{"new", fresh, "--module", "myapp", "--replace", root}, `first element "myapp" is not a domain name`},
+		{"local module path", []string{"new", fresh, "--module", "./myapp", "--replace", root}, `invalid module path "./myapp": it is a local path`},
 		{"module path with a double slash", []string{"new", fresh, "--module", "example.com//x", "--replace", root}, "empty element"},
 		{"module path from a bad directory name", []string{"new", filepath.Join(tmp, "my app"), "--replace", root}, `cannot make a module path from the directory name "my app"`},
 		{"directory not empty", []string{"new", full, "--replace", root}, "is not empty (it has main.go)"},
@@ -86,14 +86,19 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 }
 
+// TestCheckModulePath: what `go mod init` accepts (checked by hand with go
+// 1.26: shop, Shop, example.com/shop, my+pkg, .x and std are accepted; the
+// bad ones below are refused) and nothing else.
 func TestCheckModulePath(t *testing.T) {
-	for _, ok := range []string{"example.com/app", "github.com/you/my-app", "example.com/a/b.c/d_e~f", "gitlab.example.org/X"} {
+	for _, ok := range []string{"shop", "Shop", "example.com/shop", "example.com/app", "github.com/you/my-app",
+		"example.com/a/b.c/d_e~f", "gitlab.example.org/X", "Example.com/app", "my+pkg", ".x", "std", "a~b"} {
 		if err := checkModulePath(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "app", "/example.com/app", "example.com/app/", "example.com//app", "example.com/./app",
-		"example.com/../app", "example.com/.app", "example.com/app.", "-example.com/app", "Example.com/app", "example.com/ä", "example.com/a b"} {
+	for _, bad := range []string{"", "/example.com/app", "example.com/app/", "example.com//app", "example.com/./app",
+		"example.com/../app", "example.com/app.", "-example.com/app", "example.com/ä", "example.com/a b", "a b",
+		"./shop", "../shop", ".", "go", "toolchain", "con", "example.com/nul.txt", "a/x~1", "x."} {
 		if err := checkModulePath(bad); err == nil {
 			t.Errorf("%q: accepted", bad)
 		}

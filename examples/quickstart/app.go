@@ -15,20 +15,30 @@ import (
 	"github.com/plinth-go/plinth/observe/tracing"
 )
 
-// newApp wires the routes on db, migrated. It is separate from main so the
-// test serves the same App. Its error is a bad OTEL_* variable.
-func newApp(db *data.DB) (*plinth.App, error) {
+// metricsAddr is where the metrics are served when PLINTH_METRICS_ADDR is
+// unset: a server of their own on the loopback interface, not the App's
+// public port (which answers 404 for /metrics). A scrape is costly (every
+// series, about 300 KB) and tells a stranger the routes, the Go version and
+// the database pool's state; Prometheus on the same host, or a sidecar,
+// reaches it there. PLINTH_METRICS_ADDR=:9090 opens it to the network,
+// behind a firewall.
+const metricsAddr = "127.0.0.1:9090"
+
+// newApp wires the routes on db, migrated, and returns the App and its
+// metrics. It is separate from main so the test serves the same App. Its
+// error is a bad OTEL_* or PLINTH_TRACING_* variable.
+func newApp(db *data.DB) (*plinth.App, *metrics.Metrics, error) {
 	app := plinth.New()
 	app.SetState(&store{db: db.SQL()})
 	data.Attach(app, db) // readiness, close after the drain, database errors as problems
-	// Prometheus metrics at /metrics (or on PLINTH_METRICS_ADDR), with the
-	// database pool's gauges; traces over OTLP/HTTP when
+	// Prometheus metrics on 127.0.0.1:9090/metrics (or PLINTH_METRICS_ADDR),
+	// with the database pool's gauges; traces over OTLP/HTTP when
 	// OTEL_EXPORTER_OTLP_ENDPOINT is set (off, and free, otherwise), with
 	// trace_id and span_id in the logs.
-	m := metrics.New(app, metrics.Config{})
+	m := metrics.New(app, metrics.Config{Addr: metricsAddr})
 	m.DBStats("notes", db.SQL().Stats)
 	if _, err := tracing.New(app, tracing.Config{}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	app.Get("/{$}", func(c *plinth.Ctx) error {
@@ -46,16 +56,16 @@ func newApp(db *data.DB) (*plinth.App, error) {
 	group := doc.Group("/api", registerTasks)
 	r := group.Router()
 	r.Use(apiVersion)
-	r.SetNotFound(plinth.HandlerFunc(func(c *plinth.Ctx) error {
+	r.SetNotFound(func(c *plinth.Ctx) error {
 		return plinth.NotFound("no API endpoint at " + c.Request().URL.Path + "; try /api/notes")
-	}))
+	})
 	r.Get("/notes", listNotes)
 	small := r.Group("") // notes are short: a 64 KiB body limit (413 beyond it)
 	small.SetBodyLimit(64 << 10)
 	small.Post("/notes", createNote(api.NewBinder[noteInput](api.Config{})))
 	r.Get("/notes/{id}", getNote)
 	r.Delete("/notes/{id}", deleteNote)
-	return app, nil
+	return app, m, nil
 }
 
 // apiVersion is native middleware: it stamps every /api response, including

@@ -65,7 +65,7 @@ func testQuickstart(t *testing.T, dbURL string) {
 	if _, err := migrate(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	app, err := newApp(db)
+	app, _, err := newApp(db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,9 @@
 // PostgreSQL when PLINTH_DATABASE_URL or DATABASE_URL is a postgres:// URL),
 // and Plinth's production server loop (timeouts, limits, health probes with
 // the database's readiness, graceful drain on SIGINT/SIGTERM, the database
-// closed after the drain), Prometheus metrics at /metrics, and OpenTelemetry
-// traces over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+// closed after the drain), Prometheus metrics on 127.0.0.1:9090/metrics (or
+// $PLINTH_METRICS_ADDR; not on the public port), and OpenTelemetry traces over
+// OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 //
 //	go run ./examples/quickstart           # serves on :8080, or on $PLINTH_ADDR
 //	go run ./examples/quickstart migrate   # applies the migrations and exits
@@ -23,7 +24,7 @@ import (
 
 func main() {
 	if err := run(context.Background(), os.Args[1:]); err != nil {
-		slog.Error("quickstart stopped", "error", err)
+		fmt.Fprintf(os.Stderr, "quickstart stopped: %v\n", err) // each line of a multi-line error on its own line
 		os.Exit(1)
 	}
 }
@@ -49,7 +50,7 @@ func run(ctx context.Context, args []string) error {
 		}
 		return fmt.Errorf("unknown argument %q (want none, or migrate)", args[0])
 	}
-	app, err := newApp(db)
+	app, _, err := newApp(db)
 	if err != nil {
 		db.Close()
 		return err

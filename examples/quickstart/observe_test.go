@@ -35,29 +35,68 @@ func migratedDB(t *testing.T) *data.DB {
 	return db
 }
 
-// /metrics has a series per route pattern (never a raw path), the
-// database pool's gauges, and passes the linter promtool uses.
-func TestQuickstartMetrics(t *testing.T) {
-	app, err := newApp(migratedDB(t))
+// serveQuickstart serves the quickstart's App on a loopback port, with its
+// metrics on another (PLINTH_METRICS_ADDR=127.0.0.1:0), until the test ends.
+func serveQuickstart(t *testing.T) (base, metricsBase string) {
+	t.Helper()
+	t.Setenv("PLINTH_METRICS_ADDR", "127.0.0.1:0")
+	t.Setenv("PLINTH_DRAIN_DELAY", "0s")
+	app, m, err := newApp(migratedDB(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(app)
-	defer srv.Close()
-	for _, p := range []string{"/api/notes/1", "/api/notes/1", "/api/notes/99", "/hello/ada", "/nothing/here"} {
-		res, err := http.Get(srv.URL + p)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- app.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	base = "http://" + ln.Addr().String()
+	for i := 0; m.Addr() == ""; i++ { // the OnStart hook starts it
+		if i > 500 {
+			t.Fatal("the metrics server did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return base, "http://" + m.Addr()
+}
+
+// The metrics are not on the App's public port: /metrics there is a 404.
+// On the metrics address they have a series per route pattern (never a raw
+// path), the database pool's gauges, and pass the linter promtool uses.
+func TestQuickstartMetrics(t *testing.T) {
+	base, metricsBase := serveQuickstart(t)
+	client := &http.Client{Timeout: 10 * time.Second}
+	get := func(url string) (int, []byte) {
+		t.Helper()
+		res, err := client.Get(url)
 		if err != nil {
 			t.Fatal(err)
 		}
-		io.Copy(io.Discard, res.Body)
-		res.Body.Close()
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, body
 	}
-	res, err := http.Get(srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
+	for _, p := range []string{"/api/notes/1", "/api/notes/1", "/api/notes/99", "/hello/ada", "/nothing/here"} {
+		get(base + p)
 	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	if code, _ := get(base + "/metrics"); code != http.StatusNotFound {
+		t.Errorf("GET /metrics on the public port: %d, want 404", code)
+	}
+	if !strings.HasPrefix(metricsBase, "http://127.0.0.1:") {
+		t.Errorf("metrics served on %s, want loopback", metricsBase)
+	}
+	code, body := get(metricsBase + "/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("GET /metrics on %s: %d", metricsBase, code)
+	}
 	text := string(body)
 	for _, want := range []string{
 		`http_server_request_duration_seconds_count{http_request_method="GET",http_response_status_class="2xx",http_route="/api/notes/{id}"} 2`,
@@ -76,6 +115,29 @@ func TestQuickstartMetrics(t *testing.T) {
 	problems, err := promlint.New(bytes.NewReader(body)).Lint()
 	if err != nil || len(problems) > 0 {
 		t.Errorf("promlint: %v %v", err, problems)
+	}
+}
+
+// Without PLINTH_METRICS_ADDR the metrics go to 127.0.0.1:9090, not to the
+// public port.
+func TestQuickstartMetricsDefaultAddr(t *testing.T) {
+	t.Setenv("PLINTH_METRICS_ADDR", "")
+	app, _, err := newApp(migratedDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if metricsAddr != "127.0.0.1:9090" {
+		t.Errorf("default metrics address %q", metricsAddr)
+	}
+	srv := httptest.NewServer(app)
+	defer srv.Close()
+	res, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /metrics on the public port: %d, want 404", res.StatusCode)
 	}
 }
 
@@ -114,7 +176,11 @@ func TestQuickstartTraces(t *testing.T) {
 	defer recv.Close()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", recv.URL)
 	t.Setenv("OTEL_SERVICE_NAME", "quickstart")
-	app, err := newApp(migratedDB(t))
+	t.Setenv("PLINTH_METRICS_ADDR", "127.0.0.1:0")
+	// The test's client is trusted to continue its trace; by default the
+	// quickstart is a public endpoint and would only link to it.
+	t.Setenv("PLINTH_TRACING_TRUST_REMOTE", "all")
+	app, _, err := newApp(migratedDB(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func TestLoginAccountLogout(t *testing.T) {
 func TestLoginWithToken(t *testing.T) {
 	b := newBrowser(t, server(t))
 	_, page := b.do("GET", "/login", nil)
-	m := regexp.MustCompile(`name="csrf_token" value="([^"]+)"`).FindStringSubmatch(page)
+	m := tokenRe.FindStringSubmatch(page)
 	if m == nil {
 		t.Fatal("no token")
 	}
@@ -139,12 +139,23 @@ func TestLoginWithToken(t *testing.T) {
 	if resp.StatusCode != 303 {
 		t.Fatalf("no headers, token: %d", resp.StatusCode)
 	}
-	// The token stays valid after signing in (the session's values stay).
+	// Signing in replaced the CSRF secret: the token taken before is
+	// refused, one from a page after it works.
+	resp, _ = b.do("POST", "/logout", url.Values{"csrf_token": {m[1]}}, "Sec-Fetch-Site", "")
+	if resp.StatusCode != 403 {
+		t.Fatalf("logout with the token taken before sign-in: %d, want 403", resp.StatusCode)
+	}
+	_, page = b.do("GET", "/account", nil)
+	if m = tokenRe.FindStringSubmatch(page); m == nil {
+		t.Fatal("no token on the account page")
+	}
 	resp, _ = b.do("POST", "/logout", url.Values{"csrf_token": {m[1]}}, "Sec-Fetch-Site", "")
 	if resp.StatusCode != 303 {
-		t.Fatalf("logout with the token: %d", resp.StatusCode)
+		t.Fatalf("logout with a token taken after sign-in: %d", resp.StatusCode)
 	}
 }
+
+var tokenRe = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 
 func TestCrossSiteRefused(t *testing.T) {
 	b := newBrowser(t, server(t))

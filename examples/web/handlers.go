@@ -18,6 +18,7 @@ func (s *site) home(c *plinth.Ctx) error {
 type loginPage struct {
 	Email string // kept after a failed attempt
 	Error string
+	Demo  bool // the demo account exists: its credentials are shown
 }
 
 func (s *site) loginForm(c *plinth.Ctx) error {
@@ -27,7 +28,7 @@ func (s *site) loginForm(c *plinth.Ctx) error {
 		}
 		return c.Redirect(http.StatusSeeOther, "/account")
 	}
-	return s.views.Render(c, http.StatusOK, "login", loginPage{})
+	return s.views.Render(c, http.StatusOK, "login", loginPage{Demo: s.users.HasDemo()})
 }
 
 // login checks the form: a match signs in (a new session ID) and goes to
@@ -36,12 +37,12 @@ func (s *site) loginForm(c *plinth.Ctx) error {
 func (s *site) login(c *plinth.Ctx) error {
 	r := c.Request()
 	email := r.PostFormValue("email")
-	user, err := s.users.Authenticate(email, r.PostFormValue("password"))
+	user, err := s.users.Authenticate(c.Context(), email, r.PostFormValue("password"))
 	if err != nil {
 		return err
 	}
 	if user == nil {
-		return s.views.Render(c, http.StatusOK, "login", loginPage{Email: email, Error: c.T("login.failed")})
+		return s.views.Render(c, http.StatusOK, "login", loginPage{Email: email, Error: c.T("login.failed"), Demo: s.users.HasDemo()})
 	}
 	if err := s.auth.Login(c, user.ID); err != nil {
 		return err

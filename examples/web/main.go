@@ -8,7 +8,9 @@
 //	go run ./examples/web        # serves on :8080, or on $PLINTH_ADDR
 //	# then sign in at http://localhost:8080/login as demo@example.com / demo-password
 //
-//	PLINTH_SESSION_STORE=redis://127.0.0.1:6379/0 go run ./examples/web   # sessions shared by instances
+//	# two instances sharing their sessions: every instance gets the same store
+//	PLINTH_SESSION_STORE=redis://127.0.0.1:6379/0 go run ./examples/web &
+//	PLINTH_SESSION_STORE=redis://127.0.0.1:6379/0 PLINTH_ADDR=:8081 go run ./examples/web
 package main
 
 import (

@@ -16,30 +16,51 @@ type User struct {
 	PasswordHash string
 }
 
-// Users keeps the users in memory, seeded with the demo account. A real
-// application keeps them in its database (see the data module).
+// Users keeps the users in memory. A real application keeps them in its
+// database (see the data module).
 type Users struct {
 	mu      sync.RWMutex
 	byID    map[string]*User
 	byEmail map[string]*User
+	demo    bool // the demo account was seeded
+
+	// passwords bounds the argon2id work: at most GOMAXPROCS hashes at once
+	// (about 19 MiB each), a bounded queue behind them (503 with
+	// Retry-After past it), and a wait that ends with the request.
+	passwords *web.Passwords
 }
 
-// The demo account, seeded at startup so that the example needs no setup.
+// The demo account, seeded by SeedDemo: a known password, so only for a
+// demonstration, never in a build that others can reach.
 const (
 	DemoEmail    = "demo@example.com"
 	DemoPassword = "demo-password"
 )
 
-// NewUsers returns the store with the demo user, its password hashed with
-// argon2id.
-func NewUsers() (*Users, error) {
-	hash, err := web.HashPassword(DemoPassword)
+// NewUsers returns an empty store.
+func NewUsers() *Users {
+	return &Users{byID: map[string]*User{}, byEmail: map[string]*User{}, passwords: web.NewPasswords(web.PasswordsConfig{})}
+}
+
+// SeedDemo adds the demo account, its password hashed with argon2id.
+func (u *Users) SeedDemo() error {
+	hash, err := u.passwords.Hash(context.Background(), DemoPassword)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	u := &Users{byID: map[string]*User{}, byEmail: map[string]*User{}}
 	u.add(&User{ID: "1", Email: DemoEmail, Name: "Demo", PasswordHash: hash})
-	return u, nil
+	u.mu.Lock()
+	u.demo = true
+	u.mu.Unlock()
+	return nil
+}
+
+// HasDemo reports whether the demo account was seeded: the sign-in page
+// then shows its credentials.
+func (u *Users) HasDemo() bool {
+	u.mu.RLock()
+	defer u.mu.RUnlock()
+	return u.demo
 }
 
 func (u *Users) add(user *User) {
@@ -60,10 +81,12 @@ func (u *Users) ByID(_ context.Context, id string) (*User, error) {
 }
 
 // Authenticate returns the user whose email and password match, or nil. An
-// unknown email costs as much as a wrong password (web.CheckPassword with
+// unknown email costs as much as a wrong password (Passwords.Check with
 // ""), so that response times do not tell which emails exist. A match with
-// an outdated hash is re-hashed with the current parameters.
-func (u *Users) Authenticate(email, password string) (*User, error) {
+// an outdated hash is re-hashed with the current parameters. ctx is the
+// request's: a sign-in whose request ended leaves the hashing queue
+// without hashing.
+func (u *Users) Authenticate(ctx context.Context, email, password string) (*User, error) {
 	u.mu.RLock()
 	user := u.byEmail[strings.ToLower(strings.TrimSpace(email))]
 	u.mu.RUnlock()
@@ -71,12 +94,12 @@ func (u *Users) Authenticate(email, password string) (*User, error) {
 	if user != nil {
 		hash = user.PasswordHash
 	}
-	ok, upgrade, err := web.CheckPassword(hash, password)
+	ok, upgrade, err := u.passwords.Check(ctx, hash, password)
 	if err != nil || !ok {
 		return nil, err
 	}
 	if upgrade {
-		if h, err := web.HashPassword(password); err == nil {
+		if h, err := u.passwords.Hash(ctx, password); err == nil {
 			u.mu.Lock()
 			user.PasswordHash = h
 			u.mu.Unlock()

@@ -69,16 +69,20 @@ type Config struct {
 	Timeout time.Duration
 }
 
-// Store is a middleware.Store in Redis. Make one with New; it is safe for
+// Store is a middleware.RateLimitStore in Redis. Make one with New; it is safe for
 // concurrent use, and any number of limiters, in any number of processes,
-// may share one Redis: Take is one Lua script, so it is atomic per key.
+// may share one Redis: Take is one Lua script, so it is atomic per key, and
+// so is Refund (middleware.Refunder).
 type Store struct {
 	client  redis.UniversalClient
 	prefix  string
 	timeout time.Duration
 }
 
-var _ middleware.Store = (*Store)(nil)
+var (
+	_ middleware.RateLimitStore = (*Store)(nil)
+	_ middleware.Refunder       = (*Store)(nil)
+)
 
 // New returns a Store using cfg.Client. It panics if cfg.Client is nil.
 // It does not contact Redis: the script is loaded by the first Take (EVALSHA,
@@ -98,9 +102,9 @@ func New(cfg Config) *Store {
 	return s
 }
 
-// Take implements middleware.Store: it takes a token from key's bucket under
-// limit at now, with the same results as middleware.MemoryStore given the
-// same sequence of calls (TestSameResultsAsMemoryStore).
+// Take implements middleware.RateLimitStore: it takes a token from key's bucket under
+// limit at now, with the same results as middleware.MemoryRateLimitStore given the
+// same sequence of calls (TestSameResultsAsMemoryRateLimitStore).
 //
 // Cost: one round trip to Redis (EVALSHA of a script that does one GET and,
 // when the request is allowed, one SET with PX), plus the key's string and
@@ -108,7 +112,7 @@ func New(cfg Config) *Store {
 // local Redis. A refused request writes nothing.
 //
 // now is the limiter's clock, not Redis's (the script does not call TIME):
-// the Store interface passes it so that stores need no clock and tests can
+// the RateLimitStore interface passes it so that stores need no clock and tests can
 // move time, and the bucket is then the same whichever Redis node or replica
 // serves it. Instances sharing a Redis should have their clocks synchronized
 // (NTP): a skew of d between two instances shifts the buckets they share by
@@ -116,14 +120,14 @@ func New(cfg Config) *Store {
 // (PX, the time until the bucket is full), so Redis's own clock only has to
 // run at the right speed.
 //
-// The time is nanoseconds since 1970, as MemoryStore keeps it; Redis's Lua
+// The time is nanoseconds since 1970, as MemoryRateLimitStore keeps it; Redis's Lua
 // numbers are doubles, exact only to 2^53, and 1970's nanoseconds today are
 // about 2^61. So now is passed as seconds and nanoseconds, the stored time is
 // split the same way, and the script computes with differences from now,
 // which are exact to the nanosecond while they stay under 2^53 ns (104 days).
 // tat - now is at most the time to refill the whole bucket, Burst times the
 // interval (plus however far a clock steps back), so every Limit whose refill
-// window is below 104 days gets the same Results as MemoryStore; a longer one
+// window is below 104 days gets the same Results as MemoryRateLimitStore; a longer one
 // is rounded, by a few microseconds at most. A now before 1970 is an error.
 func (s *Store) Take(ctx context.Context, key string, now time.Time, limit middleware.Limit) (middleware.Result, error) {
 	sec, nsec := now.Unix(), now.Nanosecond()
@@ -150,6 +154,28 @@ func (s *Store) Take(ctx context.Context, key string, now time.Time, limit middl
 		RetryAfter: time.Duration(v[2]),
 		Reset:      time.Duration(v[3]),
 	}, nil
+}
+
+// Refund implements middleware.Refunder: it gives back a token Take took
+// from key's bucket under limit, in one script as atomic as Take's (one
+// round trip, bounded by Timeout): the bucket's time moves one interval
+// earlier, and the key is deleted when that makes the bucket full. web's
+// sign-in Throttle calls it for successful sign-ins, which it counted before
+// their password was checked.
+func (s *Store) Refund(ctx context.Context, key string, now time.Time, limit middleware.Limit) error {
+	sec, nsec := now.Unix(), now.Nanosecond()
+	if sec < 0 {
+		return fmt.Errorf("redisstore: time %v is before 1970", now)
+	}
+	if s.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+	}
+	if err := refundScript.Run(ctx, s.client, []string{s.key(limit.Name, key)}, sec, nsec, int64(limit.Interval())).Err(); err != nil {
+		return fmt.Errorf("redisstore: %w", err)
+	}
+	return nil
 }
 
 // key returns the Redis key of the bucket of key under the policy name.

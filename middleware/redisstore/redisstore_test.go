@@ -88,16 +88,16 @@ func TestNewPanicsWithoutClient(t *testing.T) {
 	redisstore.New(redisstore.Config{})
 }
 
-// TestSameResultsAsMemoryStore runs the same sequences of Takes against a
-// MemoryStore and the Redis store and wants identical Results, to the
+// TestSameResultsAsMemoryRateLimitStore runs the same sequences of Takes against a
+// MemoryRateLimitStore and the Redis store and wants identical Results, to the
 // nanosecond: fixed steps first, then random ones, including steps back in
 // time (another instance's clock a little behind). Every interval is at least
 // a second, so no key expires in Redis (on Redis's real clock) while the
 // test's fake clock still counts it.
-func TestSameResultsAsMemoryStore(t *testing.T) {
+func TestSameResultsAsMemoryRateLimitStore(t *testing.T) {
 	rdb, prefix := testClient(t)
 	rs := redisstore.New(redisstore.Config{Client: rdb, Prefix: prefix})
-	ms := middleware.NewMemoryStore(middleware.MemoryStoreConfig{})
+	ms := middleware.NewMemoryRateLimitStore(middleware.MemoryRateLimitStoreConfig{})
 	ctx := context.Background()
 
 	limits := []middleware.Limit{
@@ -176,7 +176,7 @@ func TestSameResultsAsMemoryStore(t *testing.T) {
 }
 
 // TestStoredTimeAndExpiry checks the key's name, its value (the time the
-// bucket is full again, in Unix nanoseconds, exactly as MemoryStore computes
+// bucket is full again, in Unix nanoseconds, exactly as MemoryRateLimitStore computes
 // it) and its expiry (then too, on Redis's clock).
 func TestStoredTimeAndExpiry(t *testing.T) {
 	rdb, prefix := testClient(t)
@@ -218,12 +218,12 @@ func TestStoredTimeAndExpiry(t *testing.T) {
 }
 
 // TestLongWindowResolution checks the documented resolution beyond 2^53 ns
-// (104 days) of refill window: the decisions still match MemoryStore's, and
+// (104 days) of refill window: the decisions still match MemoryRateLimitStore's, and
 // the durations are within a few microseconds.
 func TestLongWindowResolution(t *testing.T) {
 	rdb, prefix := testClient(t)
 	rs := redisstore.New(redisstore.Config{Client: rdb, Prefix: prefix})
-	ms := middleware.NewMemoryStore(middleware.MemoryStoreConfig{})
+	ms := middleware.NewMemoryRateLimitStore(middleware.MemoryRateLimitStoreConfig{})
 	ctx := context.Background()
 	lim := normalized(middleware.Limit{Rate: 1, Per: 365 * 24 * time.Hour, Burst: 3}) // 3 years
 	now := time.Unix(1_800_000_000, 123_456_789)

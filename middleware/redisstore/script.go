@@ -63,3 +63,46 @@ local carry, rest = divmod(now_ns + next, 1e9)
 redis.call('SET', KEYS[1], string.format('%d%09d', now_s + carry, rest), 'PX', math.ceil(next / 1e6))
 return {1, remaining, 0, next}
 `)
+
+// refundScript gives a token back: it moves the tat of KEYS[1] one interval
+// earlier, with the same arithmetic as gcraScript (ARGV is now as seconds and
+// nanoseconds, and the interval in nanoseconds). A key that is absent, or
+// whose bucket the refund fills, is deleted (absent means full). It returns
+// the new tat - now in nanoseconds, 0 for a full bucket.
+var refundScript = redis.NewScript(`
+local now_s = tonumber(ARGV[1])
+local now_ns = tonumber(ARGV[2])
+local interval = tonumber(ARGV[3])
+
+local function divmod(x, d)
+  local q = math.floor(x / d)
+  local r = x - q * d
+  if r < 0 then
+    q = q - 1
+    r = r + d
+  elseif r >= d then
+    q = q + 1
+    r = r - d
+  end
+  return q, r
+end
+
+local v = redis.call('GET', KEYS[1])
+if not v then
+  return 0
+end
+local ns = tonumber(string.sub(v, -9))
+if not ns then
+  redis.call('DEL', KEYS[1])
+  return 0
+end
+local s = tonumber(string.sub(v, 1, -10)) or 0
+local delta = (s - now_s) * 1e9 + (ns - now_ns) - interval
+if delta <= 0 then
+  redis.call('DEL', KEYS[1])
+  return 0
+end
+local carry, rest = divmod(now_ns + delta, 1e9)
+redis.call('SET', KEYS[1], string.format('%d%09d', now_s + carry, rest), 'PX', math.ceil(delta / 1e6))
+return delta
+`)

@@ -3,6 +3,7 @@ package metrics
 import (
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -15,7 +16,9 @@ import (
 // go_sql_open_connections, go_sql_in_use_connections and
 // go_sql_idle_connections, and, as counters because they only grow,
 // go_sql_wait_count_total, go_sql_wait_duration_seconds_total and the
-// go_sql_max_{idle,idle_time,lifetime}_closed_total closings. It panics on
+// go_sql_max_{idle,idle_time,lifetime}_closed_total closings. Queries made
+// through a pgx pool directly (the data layer's db.Pgx()) do not pass
+// through database/sql and show in PoolStats' series instead. It panics on
 // an empty name, a nil stats, or a name already registered.
 func (m *Metrics) DBStats(name string, stats func() sql.DBStats) {
 	if name == "" {
@@ -78,4 +81,104 @@ func (d *dbCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(d.maxIdleClosed, float64(s.MaxIdleClosed))
 	counter(d.maxIdleTimeClosed, float64(s.MaxIdleTimeClosed))
 	counter(d.maxLifeEnd, float64(s.MaxLifetimeClosed))
+}
+
+// PoolStat is what a pgx pool reports of itself: *pgxpool.Stat, from
+// (*pgxpool.Pool).Stat, has these methods, so that this module needs no
+// pgx.
+type PoolStat interface {
+	MaxConns() int32
+	TotalConns() int32
+	AcquiredConns() int32
+	IdleConns() int32
+	ConstructingConns() int32
+	AcquireCount() int64
+	AcquireDuration() time.Duration
+	EmptyAcquireCount() int64
+	EmptyAcquireWaitTime() time.Duration
+	CanceledAcquireCount() int64
+	NewConnsCount() int64
+	MaxLifetimeDestroyCount() int64
+	MaxIdleDestroyCount() int64
+}
+
+// PoolStats registers the series of a pgx pool, read from stat at each
+// scrape and labelled db_name=name. Queries through the data layer's
+// db.Pgx(), the fast path, take their connections from the pool without
+// database/sql, so DBStats reads nothing of them; register both to see
+// either path:
+//
+//	m.DBStats("main", db.SQL().Stats)
+//	if pool := db.Pgx(); pool != nil { // PostgreSQL
+//		m.PoolStats("main", func() metrics.PoolStat { return pool.Stat() })
+//	}
+//
+// The gauges are pgxpool_max_connections, pgxpool_total_connections
+// (acquired, idle and being made), pgxpool_acquired_connections,
+// pgxpool_idle_connections and pgxpool_constructing_connections; the
+// counters pgxpool_acquires_total, pgxpool_acquire_duration_seconds_total,
+// pgxpool_empty_acquires_total (acquires that found no idle connection and
+// waited for one to be made or released) with
+// pgxpool_empty_acquire_wait_seconds_total, pgxpool_canceled_acquires_total,
+// pgxpool_new_connections_total, and the closings
+// pgxpool_max_lifetime_destroyed_total and pgxpool_max_idle_destroyed_total.
+// A pool whose waits grow is too small, or its queries too slow. It panics
+// on an empty name, a nil stat, or a name already registered.
+func (m *Metrics) PoolStats(name string, stat func() PoolStat) {
+	if name == "" {
+		panic("metrics: PoolStats: empty name")
+	}
+	if stat == nil {
+		panic(fmt.Sprintf("metrics: PoolStats(%q): nil stat func", name))
+	}
+	if err := m.reg.Register(newPoolCollector(name, stat)); err != nil {
+		panic(fmt.Sprintf("metrics: PoolStats(%q): %v", name, err))
+	}
+}
+
+type poolSeries struct {
+	desc  *prometheus.Desc
+	kind  prometheus.ValueType
+	value func(PoolStat) float64
+}
+
+type poolCollector struct {
+	stat   func() PoolStat
+	series []poolSeries
+}
+
+func newPoolCollector(name string, stat func() PoolStat) *poolCollector {
+	labels := prometheus.Labels{"db_name": name}
+	c := &poolCollector{stat: stat}
+	add := func(n string, kind prometheus.ValueType, help string, value func(PoolStat) float64) {
+		c.series = append(c.series, poolSeries{prometheus.NewDesc("pgxpool_"+n, help, nil, labels), kind, value})
+	}
+	gauge, counter := prometheus.GaugeValue, prometheus.CounterValue
+	add("max_connections", gauge, "The pool's maximum size.", func(s PoolStat) float64 { return float64(s.MaxConns()) })
+	add("total_connections", gauge, "Connections in the pool: acquired, idle and being made.", func(s PoolStat) float64 { return float64(s.TotalConns()) })
+	add("acquired_connections", gauge, "Connections in use.", func(s PoolStat) float64 { return float64(s.AcquiredConns()) })
+	add("idle_connections", gauge, "Idle connections.", func(s PoolStat) float64 { return float64(s.IdleConns()) })
+	add("constructing_connections", gauge, "Connections being made.", func(s PoolStat) float64 { return float64(s.ConstructingConns()) })
+	add("acquires_total", counter, "Successful acquires from the pool.", func(s PoolStat) float64 { return float64(s.AcquireCount()) })
+	add("acquire_duration_seconds_total", counter, "Total time of successful acquires.", func(s PoolStat) float64 { return s.AcquireDuration().Seconds() })
+	add("empty_acquires_total", counter, "Successful acquires that waited because no idle connection was available.", func(s PoolStat) float64 { return float64(s.EmptyAcquireCount()) })
+	add("empty_acquire_wait_seconds_total", counter, "Total time acquires waited because no idle connection was available.", func(s PoolStat) float64 { return s.EmptyAcquireWaitTime().Seconds() })
+	add("canceled_acquires_total", counter, "Acquires cancelled by their context.", func(s PoolStat) float64 { return float64(s.CanceledAcquireCount()) })
+	add("new_connections_total", counter, "Connections made.", func(s PoolStat) float64 { return float64(s.NewConnsCount()) })
+	add("max_lifetime_destroyed_total", counter, "Connections closed for reaching MaxConnLifetime.", func(s PoolStat) float64 { return float64(s.MaxLifetimeDestroyCount()) })
+	add("max_idle_destroyed_total", counter, "Connections closed for reaching MaxConnIdleTime.", func(s PoolStat) float64 { return float64(s.MaxIdleDestroyCount()) })
+	return c
+}
+
+func (c *poolCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, s := range c.series {
+		ch <- s.desc
+	}
+}
+
+func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.stat()
+	for _, s := range c.series {
+		ch <- prometheus.MustNewConstMetric(s.desc, s.kind, s.value(st))
+	}
 }

@@ -34,7 +34,7 @@ type Config struct {
 
 	// Addr, when set, serves the metrics on this address (host:port) from a
 	// server of their own, started by an App.OnStart hook and shut down by
-	// an App.OnShutdown hook, instead of on the App: scrapes then do not
+	// an App.OnStop hook, instead of on the App: scrapes then do not
 	// pass the App's connection limit and drain, and the metrics need not
 	// be public. PLINTH_METRICS_ADDR overrides it. Default: none.
 	Addr string
@@ -69,7 +69,7 @@ type Metrics struct {
 	selfPat  string // the metrics route's pattern, skipped by the middleware
 	addr     string // the separate server's address, "" for none
 	addrPath string // the path the separate server serves
-	addrErr  error  // a bad PLINTH_METRICS_ADDR, returned by the OnStart hook
+	addrErr  error  // a bad Config.Addr or PLINTH_METRICS_ADDR, returned by the OnStart hook
 
 	table atomic.Pointer[table] // made once, at start-up or first request
 	mu    sync.Mutex            // guards building the table and late routes
@@ -80,9 +80,11 @@ type Metrics struct {
 // New measures app: it installs the middleware with app.Use (so every route
 // and fallback is measured) and serves the metrics on the App at cfg.Path,
 // or on cfg.Addr (PLINTH_METRICS_ADDR) from a server of its own. It panics
-// on a bad Config, naming the field, as a bad route pattern does; a bad
-// PLINTH_METRICS_ADDR stops Run and Serve with an error naming it, like the
-// App's own variables.
+// on a bad Path, Buckets or Registry, naming the field, as a bad route
+// pattern does. An address is data (it usually comes from the environment
+// or a deployment's settings): a bad Config.Addr or PLINTH_METRICS_ADDR
+// stops Run and Serve with an error naming it, like the App's own
+// variables, and so does a port in use.
 func New(app *plinth.App, cfg Config) *Metrics {
 	if app == nil {
 		panic("metrics: New: nil App")
@@ -103,12 +105,13 @@ func New(app *plinth.App, cfg Config) *Metrics {
 	} else if err := checkBuckets(buckets); err != nil {
 		panic("metrics: Config.Buckets: " + err.Error())
 	}
-	if cfg.Addr != "" {
+	m.addr, m.addrErr = resolveAddr(cfg.Addr)
+	if m.addrErr == nil && m.addr != "" && m.addr == cfg.Addr { // not overridden by PLINTH_METRICS_ADDR
 		if err := checkAddr(cfg.Addr); err != nil {
-			panic(fmt.Sprintf("metrics: Config.Addr %q: %v", cfg.Addr, err))
+			m.addrErr = fmt.Errorf("metrics: Config.Addr %q: not a listen address (host:port, such as :9090): %w", cfg.Addr, err)
 		}
 	}
-	m.addr, m.addrErr = resolveAddr(cfg.Addr)
+	app.DeclareEnv(EnvAddr) // not a misspelling: see App.DeclareEnv
 	if m.addr != "" || m.addrErr != nil {
 		m.addrPath = m.path
 		if m.addrPath == "" {
@@ -166,7 +169,7 @@ func New(app *plinth.App, cfg Config) *Metrics {
 	}
 	app.OnStart(m.start)
 	if m.addr != "" {
-		app.OnShutdown(m.stop)
+		app.OnStop(m.stop)
 	}
 	return m
 }

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"time"
+
+	"github.com/plinth-go/plinth/internal/envconf"
 )
 
 // EnvAddr is the environment variable that overrides Config.Addr.
@@ -21,29 +22,17 @@ type server struct {
 }
 
 // resolveAddr returns the address of the separate server: EnvAddr when set,
-// cfgAddr otherwise. It is the one place the package reads the environment.
+// cfgAddr otherwise. It is the one place the package reads the environment,
+// through the reader the core and every module share.
 func resolveAddr(cfgAddr string) (string, error) {
-	v, ok := os.LookupEnv(EnvAddr)
-	if !ok || v == "" {
-		return cfgAddr, nil
-	}
-	if err := checkAddr(v); err != nil {
-		return "", fmt.Errorf("metrics: %s=%q: %w", EnvAddr, v, err)
-	}
-	return v, nil
+	addr := cfgAddr
+	e := envconf.New(nil)
+	e.Addr(EnvAddr, &addr)
+	return addr, e.Err("metrics")
 }
 
 // checkAddr checks a listen address: host:port, the host possibly empty.
-func checkAddr(addr string) error {
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return err
-	}
-	if port == "" {
-		return errors.New("missing port")
-	}
-	return nil
-}
+func checkAddr(addr string) error { return envconf.CheckAddr(addr) }
 
 // listen starts the separate server: it is the App's OnStart hook's work,
 // so a port in use stops Run and Serve before the App accepts anything.
@@ -72,7 +61,21 @@ func (m *Metrics) listen(ctx context.Context) error {
 	return nil
 }
 
-// stop shuts the separate server down: the App's OnShutdown hook, run after
+// Addr returns the address the separate server (Config.Addr,
+// PLINTH_METRICS_ADDR) listens on while it runs, the port resolved (an
+// address ending in ":0" gets one from the system), or "" when it does not
+// run: before the App starts, after it stops, or with the metrics served on
+// the App.
+func (m *Metrics) Addr() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.srv == nil {
+		return ""
+	}
+	return m.srv.ln.Addr().String()
+}
+
+// stop shuts the separate server down: the App's OnStop hook, run after
 // the App's drain, so the metrics stay scrapeable while it drains.
 func (m *Metrics) stop(ctx context.Context) error {
 	m.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,7 @@ func TestSeparateAddr(t *testing.T) {
 	if code, _ := get(t, base+"/metrics"); code != 404 {
 		t.Errorf("GET /metrics on the App: %d, want 404 (served on PLINTH_METRICS_ADDR)", code)
 	}
-	addr := m.ServerAddr()
+	addr := m.Addr()
 	if addr == "" {
 		t.Fatal("no separate server after Serve started")
 	}
@@ -86,14 +87,14 @@ func TestSeparateAddrStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- app.Serve(ctx, ln) }()
-	for m.ServerAddr() == "" {
+	for m.Addr() == "" {
 		select {
 		case err := <-done:
 			t.Fatalf("Serve returned early: %v", err)
 		case <-time.After(time.Millisecond):
 		}
 	}
-	addr := m.ServerAddr()
+	addr := m.Addr()
 	if code, _ := get(t, "http://"+addr+"/metrics"); code != 200 {
 		t.Fatalf("GET /metrics on %s: %d", addr, code)
 	}
@@ -101,7 +102,7 @@ func TestSeparateAddrStops(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
-	if m.ServerAddr() != "" {
+	if m.Addr() != "" {
 		t.Error("the separate server still runs after Serve returned")
 	}
 	if c, err := net.Dial("tcp", addr); err == nil {
@@ -120,6 +121,19 @@ func TestSeparateAddrErrors(t *testing.T) {
 	err = app.Serve(context.Background(), ln)
 	if err == nil || !strings.Contains(err.Error(), "PLINTH_METRICS_ADDR") {
 		t.Errorf("Serve with a bad PLINTH_METRICS_ADDR: %v, want an error naming it", err)
+	}
+
+	// A bad Config.Addr is data too: an error at start, not a panic in New.
+	t.Setenv("PLINTH_METRICS_ADDR", "")
+	os.Unsetenv("PLINTH_METRICS_ADDR")
+	appC, _ := testApp(t, metrics.Config{Addr: "localhost"})
+	lnC, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = appC.Serve(context.Background(), lnC)
+	if err == nil || !strings.Contains(err.Error(), `Config.Addr "localhost"`) {
+		t.Errorf("Serve with Config.Addr \"localhost\": %v, want an error naming the field", err)
 	}
 
 	// A port in use stops start-up too.

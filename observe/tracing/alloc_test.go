@@ -3,6 +3,8 @@ package tracing_test
 import (
 	"net/http"
 	"testing"
+
+	"github.com/plinth-go/plinth/observe/tracing"
 )
 
 // TestAllocationBudget pins what tracing adds to a request's allocations
@@ -12,7 +14,9 @@ import (
 // timeout's deadline), the context value and the SDK's non-recording span
 // (the headers are read through c.RawRequest, without a copy); an
 // incoming traceparent adds the remote span context's context value and the
-// parsed trace state. Raising a budget is a deliberate decision.
+// parsed trace state, whether it is continued (a trusted proxy's) or only
+// linked (the default for other peers: the link is added to recording spans
+// only). Raising a budget is a deliberate decision.
 func TestAllocationBudget(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are meaningless under -race; `go test ./...` checks them")
@@ -31,6 +35,10 @@ func TestAllocationBudget(t *testing.T) {
 		if got != tc.extra {
 			t.Errorf("%s (traceparent %q): %v allocations over no tracing, want %v", tc.mode, tc.parent, got, tc.extra)
 		}
+	}
+	t.Setenv(tracing.EnvTrustRemote, "all") // continued rather than linked
+	if got := allocs(t, modeSampledOut, unsampledParent) - base; got != 5 {
+		t.Errorf("sampled-out, trusted traceparent: %v allocations over no tracing, want 5", got)
 	}
 }
 

@@ -14,7 +14,12 @@
 // environment variables: OTLP over HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), the sampler from OTEL_TRACES_SAMPLER,
 // the service name from OTEL_SERVICE_NAME. With no endpoint set, tracing is
-// off and the middleware is not even called. See docs/observability.md.
+// off and the middleware is not even called.
+//
+// The server is a public endpoint by default: an incoming traceparent is
+// continued only from the App's trusted proxies (Config.TrustRemote), and
+// incoming baggage is dropped (Config.ForwardBaggage). See
+// docs/observability.md.
 //
 // It is a module of its own, so that an App that does not trace does not
 // have OpenTelemetry in its go.sum.

@@ -2,10 +2,10 @@ package tracing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/plinth-go/plinth/internal/envconf"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -30,8 +30,8 @@ const (
 // endpoint is set; otherwise an SDK provider exporting over OTLP/HTTP
 // through a batch span processor. Every bad value is named in the one error.
 func providerFromEnv(lookup func(string) (string, bool)) (*sdktrace.TracerProvider, error) {
-	get := func(k string) string { v, _ := lookup(k); return strings.TrimSpace(v) }
-	var errs []error
+	e := envconf.New(lookup) // the reader the core and every module share
+	get := func(k string) string { v, _ := e.Lookup(k); return v }
 	if strings.EqualFold(get(envSDKDisabled), "true") {
 		return nil, nil
 	}
@@ -40,18 +40,18 @@ func providerFromEnv(lookup func(string) (string, bool)) (*sdktrace.TracerProvid
 	case "none":
 		return nil, nil
 	default:
-		errs = append(errs, fmt.Errorf("%s=%q: this module exports over OTLP only (\"otlp\", or \"none\" for off)", envTracesExporter, exp))
+		e.Failf("%s=%q: this module exports over OTLP only (\"otlp\", or \"none\" for off)", envTracesExporter, exp)
 	}
 	for _, k := range []string{envTracesProtocol, envProtocol} {
 		if p := get(k); p != "" {
 			if p != protocolHTTPProtobuf {
-				errs = append(errs, fmt.Errorf("%s=%q: this module speaks OTLP over HTTP with protobuf (%q) only", k, p, protocolHTTPProtobuf))
+				e.Failf("%s=%q: this module speaks OTLP over HTTP with protobuf (%q) only", k, p, protocolHTTPProtobuf)
 			}
 			break // the signal-specific variable wins
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("tracing: %w", err)
+	if err := e.Err("tracing"); err != nil {
+		return nil, err
 	}
 	if get(envTracesEndpoint) == "" && get(envEndpoint) == "" {
 		return nil, nil
@@ -76,4 +76,39 @@ func providerFromEnv(lookup func(string) (string, bool)) (*sdktrace.TracerProvid
 	}
 	// The SDK reads OTEL_TRACES_SAMPLER(_ARG) and OTEL_BSP_* itself.
 	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res)), nil
+}
+
+// The PLINTH_* variables of this package: they override Config.TrustRemote
+// and Config.ForwardBaggage.
+const (
+	EnvTrustRemote    = "PLINTH_TRACING_TRUST_REMOTE"
+	EnvForwardBaggage = "PLINTH_TRACING_FORWARD_BAGGAGE"
+)
+
+// remoteFromEnv returns the trust in incoming trace context and baggage:
+// the configured values, overridden by PLINTH_TRACING_TRUST_REMOTE and
+// PLINTH_TRACING_FORWARD_BAGGAGE when set. Every bad value is named in the
+// one error.
+func remoteFromEnv(lookup func(string) (string, bool), trust TrustRemote, fwd bool) (TrustRemote, bool, error) {
+	e := envconf.New(lookup)
+	if trust > TrustAll {
+		e.Failf("Config.TrustRemote=%d: want TrustProxies, TrustNone or TrustAll", trust)
+	}
+	if v, ok := e.Lookup(EnvTrustRemote); ok {
+		switch strings.ToLower(v) {
+		case "proxies":
+			trust = TrustProxies
+		case "none":
+			trust = TrustNone
+		case "all":
+			trust = TrustAll
+		default:
+			e.Failf("%s=%q: want proxies (the default: trace context from App.TrustedProxies only), none or all", EnvTrustRemote, v)
+		}
+	}
+	e.Bool(EnvForwardBaggage, &fwd)
+	if err := e.Err("tracing"); err != nil {
+		return 0, false, err
+	}
+	return trust, fwd, nil
 }

@@ -1,6 +1,7 @@
 package tracing
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
@@ -34,8 +36,8 @@ func (t *Tracing) middleware(next plinth.HandlerFunc) plinth.HandlerFunc {
 		method, known := knownMethod(r.Method)
 		pattern := c.Pattern()
 		name, route, exact := spanName(method, known, pattern)
-		parent := t.prop.Extract(c.Context(), headerCarrier(r.Header))
-		ctx, span := t.tracer.Start(parent, name, serverKind...)
+		parent, opts, link := t.parent(c, r)
+		ctx, span := t.tracer.Start(parent, name, opts...)
 		c.SetContext(ctx)
 		if !span.IsRecording() {
 			// Sampled out: the span context travels on (outgoing requests
@@ -45,12 +47,41 @@ func (t *Tracing) middleware(next plinth.HandlerFunc) plinth.HandlerFunc {
 			}
 			return nil
 		}
+		if link.IsValid() {
+			span.AddLink(trace.Link{SpanContext: link})
+		}
 		if !exact {
 			span.SetName(method + " " + route)
 		}
 		t.start(c, r, span, method, known, route)
 		return t.serve(c, next, span)
 	}
+}
+
+// parent returns the context the server span starts from, the span's
+// options and the remote span context to link to. The incoming trace
+// context is continued when the request is trusted (Config.TrustRemote);
+// otherwise the span starts a new trace, its sampling decided here, and a
+// recording span links to the remote span (the link is added after the
+// start, so a sampled-out request does not pay for it). Incoming baggage
+// stays only when trusted and Config.ForwardBaggage is set.
+func (t *Tracing) parent(c *plinth.Ctx, r *http.Request) (context.Context, []trace.SpanStartOption, trace.SpanContext) {
+	ctx := c.Context()
+	remote := t.prop.Extract(ctx, headerCarrier(r.Header))
+	if t.trust == TrustAll || (t.trust == TrustProxies && c.FromTrustedProxy()) {
+		if !t.baggage && baggage.FromContext(remote).Len() > 0 {
+			remote = baggage.ContextWithoutBaggage(remote)
+		}
+		return remote, serverKind, trace.SpanContext{}
+	}
+	sc := trace.SpanContextFromContext(remote)
+	if !sc.IsValid() || !sc.IsRemote() {
+		return ctx, serverKind, trace.SpanContext{}
+	}
+	// ctx holds no remote span: the span is a root (or the child of a span
+	// this process started, when the App is itself inside an instrumented
+	// handler), sampled as a request without trace context would be.
+	return ctx, serverKind, sc
 }
 
 // serve runs next for a recording span and ends the span with the final

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
 
 	"github.com/plinth-go/plinth"
@@ -33,7 +34,7 @@ type Config struct {
 	// batch span processor, the sampler of OTEL_TRACES_SAMPLER and
 	// OTEL_TRACES_SAMPLER_ARG (parentbased_always_on when unset), and the
 	// resource of OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES. New
-	// registers an OnShutdown hook that flushes and shuts it down. With no
+	// registers an OnStop hook that flushes and shuts it down. With no
 	// endpoint set, OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true,
 	// tracing is off: the provider is a no-op, the middleware is left out
 	// of the chain (it costs nothing) and nothing is extracted or injected.
@@ -50,6 +51,57 @@ type Config struct {
 	// extracted. Nil means the requests for DefaultExcludePath ("/metrics").
 	// The probes (/livez, /readyz) never reach the middleware.
 	Exclude func(*http.Request) bool
+
+	// TrustRemote says whose incoming trace context (traceparent,
+	// tracestate) the server span continues. The zero value, TrustProxies,
+	// continues it only for requests whose peer is one of the App's trusted
+	// proxies (App.TrustedProxies, PLINTH_TRUSTED_PROXIES; none by
+	// default): the server is a public endpoint, as otelhttp's
+	// WithPublicEndpoint makes it, because a client on the internet could
+	// otherwise choose its trace IDs and switch sampling off for its own
+	// requests. An untrusted request with a trace context gets a new trace,
+	// sampled by the provider's own decision, whose root span links to the
+	// remote span. TrustAll continues every incoming context (a service
+	// reached only by other services of the same system), TrustNone none.
+	// PLINTH_TRACING_TRUST_REMOTE (proxies, all or none) overrides it.
+	TrustRemote TrustRemote
+
+	// ForwardBaggage keeps the W3C baggage of a trusted request (see
+	// TrustRemote) in the handler's context, where Client sends it on to
+	// the services the handler calls. False, the default, drops incoming
+	// baggage: entries a client chose would otherwise reach internal
+	// services, which may act on them. Baggage the handler sets itself is
+	// always forwarded. PLINTH_TRACING_FORWARD_BAGGAGE (true or false)
+	// overrides it.
+	ForwardBaggage bool
+}
+
+// TrustRemote is Config.TrustRemote: whose incoming trace context is
+// continued.
+type TrustRemote uint8
+
+const (
+	// TrustProxies continues the trace context of requests from the App's
+	// trusted proxies only; the default.
+	TrustProxies TrustRemote = iota
+	// TrustNone starts a new trace for every request, linked to the
+	// incoming span context when there is one.
+	TrustNone
+	// TrustAll continues every incoming trace context.
+	TrustAll
+)
+
+// String is the value's spelling in PLINTH_TRACING_TRUST_REMOTE.
+func (tr TrustRemote) String() string {
+	switch tr {
+	case TrustProxies:
+		return "proxies"
+	case TrustNone:
+		return "none"
+	case TrustAll:
+		return "all"
+	}
+	return "TrustRemote(" + strconv.Itoa(int(tr)) + ")"
 }
 
 // Tracing is the tracing of one App, made by New.
@@ -60,6 +112,8 @@ type Tracing struct {
 	prop    propagation.TextMapPropagator
 	exclude func(*http.Request) bool
 	off     bool // tracing off: nothing extracted, injected or recorded
+	trust   TrustRemote
+	baggage bool // Config.ForwardBaggage
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -69,14 +123,21 @@ type Tracing struct {
 // app.Use (inside New's default layer, so the request ID is known and a
 // recovered panic is seen), wraps app.Logger's handler (slog.Default()'s
 // when app.Logger is nil) with LogHandler, and, when it made the provider
-// itself, registers an OnShutdown hook that exports the spans still
+// itself, registers an OnStop hook that exports the spans still
 // buffered and shuts the provider down, during the drain, within the grace
 // period. Call it before the App serves, like Use.
 //
 // The error reports a bad OTEL_* variable (an exporter other than otlp, a
-// protocol other than http/protobuf).
+// protocol other than http/protobuf), or a bad PLINTH_TRACING_TRUST_REMOTE
+// or PLINTH_TRACING_FORWARD_BAGGAGE.
 func New(app *plinth.App, cfg Config) (*Tracing, error) {
 	t := &Tracing{tp: cfg.TracerProvider, prop: cfg.Propagator, exclude: cfg.Exclude}
+	trust, fwd, err := remoteFromEnv(os.LookupEnv, cfg.TrustRemote, cfg.ForwardBaggage)
+	if err != nil {
+		return nil, err
+	}
+	t.trust, t.baggage = trust, fwd
+	app.DeclareEnv(EnvTrustRemote, EnvForwardBaggage) // not misspellings: see App.DeclareEnv
 	if t.tp == nil {
 		sdk, err := providerFromEnv(os.LookupEnv)
 		if err != nil {
@@ -105,7 +166,7 @@ func New(app *plinth.App, cfg Config) (*Tracing, error) {
 		app.Logger = slog.New(LogHandler(l.Handler()))
 	}
 	if t.sdk != nil {
-		app.OnShutdown(t.Shutdown)
+		app.OnStop(t.Shutdown)
 	}
 	return t, nil
 }
@@ -120,7 +181,7 @@ func (t *Tracing) TracerProvider() trace.TracerProvider { return t.tp }
 
 // Shutdown exports the spans still buffered and shuts down the provider
 // New made from the environment; it does nothing for a provider given in
-// Config, whose owner shuts it down. New registers it as an OnShutdown
+// Config, whose owner shuts it down. New registers it as an OnStop
 // hook, so Run and Serve call it during the drain. Later calls return the
 // first call's result.
 func (t *Tracing) Shutdown(ctx context.Context) error {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -39,12 +40,19 @@ type recorder struct {
 
 func newRecorder(t *testing.T, sampler sdktrace.Sampler, logger *slog.Logger) *recorder {
 	t.Helper()
+	return newRecorderConfig(t, sampler, logger, plinth.New(), tracing.Config{})
+}
+
+// newRecorderConfig is newRecorder with app and cfg (its TracerProvider set
+// here) of the caller's.
+func newRecorderConfig(t *testing.T, sampler sdktrace.Sampler, logger *slog.Logger, app *plinth.App, cfg tracing.Config) *recorder {
+	t.Helper()
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithSampler(sampler))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	app := plinth.New()
 	app.Logger = logger
-	tr, err := tracing.New(app, tracing.Config{TracerProvider: tp})
+	cfg.TracerProvider = tp
+	tr, err := tracing.New(app, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,8 +192,12 @@ func TestSpanNames(t *testing.T) {
 	}
 }
 
+// TestParentFromTraceparent: a trusted proxy's trace context is continued
+// (httptest's requests come from 192.0.2.1).
 func TestParentFromTraceparent(t *testing.T) {
-	rc := newRecorder(t, sdktrace.ParentBased(sdktrace.NeverSample()), quietLogger())
+	app := plinth.New()
+	app.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
+	rc := newRecorderConfig(t, sdktrace.ParentBased(sdktrace.NeverSample()), quietLogger(), app, tracing.Config{})
 	rc.app.Get("/", func(c *plinth.Ctx) error { return c.NoContent(204) })
 	r := httptest.NewRequest("GET", "/", nil)
 	r.Header.Set("traceparent", traceparent)
@@ -305,7 +317,8 @@ func TestClientPropagation(t *testing.T) {
 	}))
 	defer downstream.Close()
 
-	rc := newRecorder(t, sdktrace.AlwaysSample(), quietLogger())
+	rc := newRecorderConfig(t, sdktrace.AlwaysSample(), quietLogger(), plinth.New(),
+		tracing.Config{TrustRemote: tracing.TrustAll, ForwardBaggage: true})
 	client := rc.tr.Client(downstream.Client())
 	var member string
 	rc.app.Get("/proxy", func(c *plinth.Ctx) error {
@@ -433,7 +446,7 @@ func TestLogs(t *testing.T) {
 			// Before New: the access log's logger is wrapped by hand.
 			app.Use(middleware.AccessLog(middleware.AccessLogConfig{Logger: slog.New(tracing.LogHandler(logger.Handler()))}))
 		}
-		if _, err := tracing.New(app, tracing.Config{TracerProvider: tp}); err != nil {
+		if _, err := tracing.New(app, tracing.Config{TracerProvider: tp, TrustRemote: tracing.TrustAll}); err != nil {
 			t.Fatal(err)
 		}
 		if !accessFirst {

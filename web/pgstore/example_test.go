@@ -21,7 +21,7 @@ func ExampleNew() {
 	}
 	defer pool.Close()
 
-	store, err := pgstore.New(ctx, pool, pgstore.Config{}) // creates plinth_sessions if missing
+	store, err := pgstore.New(ctx, pgstore.Config{Pool: pool}) // creates plinth_sessions if missing
 	if err != nil {
 		log.Fatal(err)
 	}

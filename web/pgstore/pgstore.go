@@ -2,7 +2,7 @@
 // of an application share them, a restart signs nobody out, and an
 // application that already runs PostgreSQL needs no other service:
 //
-//	store, err := pgstore.New(ctx, pool, pgstore.Config{})
+//	store, err := pgstore.New(ctx, pgstore.Config{Pool: pool})
 //	sessions, err := web.NewSessions(web.SessionsConfig{Store: store})
 //
 // or, chosen by URL (PLINTH_SESSION_STORE=postgres://user@host/db), with
@@ -22,16 +22,18 @@
 //	);
 //	CREATE INDEX plinth_sessions_expiry_idx ON plinth_sessions (expiry);
 //
-// Load is one SELECT by primary key, Save one upsert (INSERT ... ON CONFLICT
-// DO UPDATE), Delete one DELETE: one round trip each (pgx prepares each
-// statement once per connection). Expired rows are never returned, and a
-// goroutine deletes them every Config.CleanupInterval.
+// Load is one SELECT by primary key, Create one INSERT, Update one UPDATE
+// of a row that is there and not expired (so that a session deleted by a
+// sign-out, or expired, is never written again), Delete one DELETE: one
+// round trip each (pgx prepares each statement once per connection).
+// Expired rows are never returned, and a goroutine deletes them every
+// Config.CleanupInterval.
 //
 // BenchmarkLoad and BenchmarkSave measure them against the PostgreSQL at
 // PLINTH_TEST_POSTGRES, on the same (2-core, busy) machine: a Load about
-// 150 µs (15 allocations), a Save about 3 ms, most of it the commit's WAL
-// flush, or 200 µs with synchronous_commit=off (see Store.Save); a network
-// adds its round-trip time.
+// 150 µs (15 allocations), a save (an Update) about 3 ms (15 allocations),
+// most of it the commit's WAL flush, or 200 µs with synchronous_commit=off
+// (see Store.Update); a network adds its round-trip time.
 package pgstore
 
 import (
@@ -40,6 +42,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,6 +50,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/plinth-go/plinth/internal/redact"
 	"github.com/plinth-go/plinth/web"
 )
 
@@ -79,8 +83,14 @@ const (
 	indexSuffix = "_expiry_idx"
 )
 
-// Config configures New. Its zero value is the default.
+// Config configures New. Only Pool is required; every other field's zero
+// value is the default.
 type Config struct {
+	// Pool is the PostgreSQL pool holding the sessions. Required by New
+	// (Open makes a pool of its own). The Store does not close it: the
+	// application that made it does.
+	Pool *pgxpool.Pool
+
 	// Table is the sessions' table, created if missing; "" means
 	// DefaultTable, "plinth_sessions". It must be a plain identifier
 	// (letters, digits and underscores, not starting with a digit, at most
@@ -132,7 +142,7 @@ type Store struct {
 	interval time.Duration
 
 	// The statements, rendered once for the table.
-	loadSQL, saveSQL, deleteSQL, cleanupSQL, createSQL, indexSQL string
+	loadSQL, insertSQL, updateSQL, deleteSQL, cleanupSQL, createSQL, indexSQL string
 
 	ready    atomic.Bool   // the table exists
 	creating chan struct{} // one table creation at a time, waited for with a context
@@ -147,23 +157,23 @@ var (
 	_ io.Closer = (*Store)(nil)
 )
 
-// New returns a Store keeping sessions in pool, and creates the table (and
-// its index on expiry) if it does not exist, so that it returns an error
-// when the database cannot be reached or the table cannot be created. When
-// the table exists, New only checks that it does: the database user needs
-// no right to create tables then (create it with a migration). Instances
-// starting at once may all call New: the creation is serialized by an
-// advisory lock.
+// New returns a Store keeping sessions in cfg.Pool, and creates the table
+// (and its index on expiry) if it does not exist, so that it returns an
+// error when the database cannot be reached or the table cannot be
+// created. When the table exists, New only checks that it does: the
+// database user needs no right to create tables then (create it with a
+// migration). Instances starting at once may all call New: the creation is
+// serialized by an advisory lock.
 //
 // New starts the cleanup goroutine (see Config.CleanupInterval); Close
 // stops it. The pool stays the caller's: Close does not close it. New
-// panics if pool is nil or cfg is invalid (the message Config.Validate
-// returns).
-func New(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Store, error) {
-	if pool == nil {
-		panic("pgstore: New: the pool is nil")
+// panics if cfg.Pool is nil or cfg is invalid (the message Config.Validate
+// returns): the program's mistakes.
+func New(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.Pool == nil {
+		panic("pgstore: Config.Pool is required")
 	}
-	s := newStore(pool, cfg)
+	s := newStore(cfg.Pool, cfg)
 	if err := s.ensureTable(ctx); err != nil {
 		return nil, err
 	}
@@ -191,11 +201,11 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Store, error) {
 func Open(ctx context.Context, url string) (web.Store, error) {
 	pcfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: %w", err)
+		return nil, fmt.Errorf("pgstore: %w", redact.Error(err, url)) // pgx quotes the URL
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: %w", err)
+		return nil, fmt.Errorf("pgstore: %w", redact.Error(err, url))
 	}
 	s := newStore(pool, Config{})
 	s.owned = true
@@ -231,18 +241,30 @@ func newStore(pool *pgxpool.Pool, cfg Config) *Store {
 	}
 	q := `"` + table + `"`
 	return &Store{
-		pool:       pool,
-		table:      table,
-		log:        log,
-		interval:   interval,
-		loadSQL:    `SELECT data FROM ` + q + ` WHERE id = $1 AND expiry > $2`,
-		saveSQL:    `INSERT INTO ` + q + ` (id, data, expiry) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data, expiry = EXCLUDED.expiry`,
+		pool:     pool,
+		table:    table,
+		log:      log,
+		interval: interval,
+		loadSQL:  `SELECT data FROM ` + q + ` WHERE id = $1 AND expiry > $2`,
+		// An expired row under the ID (which a cleanup has not removed
+		// yet) is replaced; a live one is not.
+		insertSQL:  `INSERT INTO ` + q + ` (id, data, expiry) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data, expiry = EXCLUDED.expiry WHERE ` + q + `.expiry <= $4`,
+		updateSQL:  `UPDATE ` + q + ` SET data = $2, expiry = $3 WHERE id = $1 AND expiry > $4`,
 		deleteSQL:  `DELETE FROM ` + q + ` WHERE id = $1`,
 		cleanupSQL: `DELETE FROM ` + q + ` WHERE id IN (SELECT id FROM ` + q + ` WHERE expiry <= $1 LIMIT ` + fmt.Sprint(CleanupBatch) + ` FOR UPDATE SKIP LOCKED)`,
 		createSQL:  `CREATE TABLE IF NOT EXISTS ` + q + ` (id text PRIMARY KEY, data bytea NOT NULL, expiry timestamptz NOT NULL)`,
 		indexSQL:   `CREATE INDEX IF NOT EXISTS "` + table + indexSuffix + `" ON ` + q + ` (expiry)`,
 		creating:   make(chan struct{}, 1),
 	}
+}
+
+// String describes the store for the sessions' start-up log line: the
+// engine, where the pool connects (never its password) and the table, as
+// "postgres host=127.0.0.1 port=5432 database=app user=app table=plinth_sessions".
+func (s *Store) String() string {
+	cc := s.pool.Config().ConnConfig
+	return "postgres host=" + cc.Host + " port=" + strconv.Itoa(int(cc.Port)) +
+		" database=" + cc.Database + " user=" + cc.User + " table=" + s.table
 }
 
 // start starts the cleanup goroutine, unless it is disabled.
@@ -352,20 +374,17 @@ func (s *Store) Load(ctx context.Context, id string) ([]byte, error) {
 	return data, nil
 }
 
-// Save implements web.Store: one upsert, INSERT ... ON CONFLICT (id) DO
-// UPDATE, or one DELETE when expiry has passed, so that a session saved as
-// expired is gone at once.
+// Create implements web.Store: one INSERT, which writes nothing over a
+// live row with the same ID and then fails with an error wrapping
+// web.ErrSessionExists (an expired row not cleaned up yet is replaced). An
+// expiry already past writes nothing.
 //
-// Each Save commits, and so waits for PostgreSQL to flush its write-ahead
-// log to disk: milliseconds on most disks. A pool that serves only the
-// sessions may skip that wait with synchronous_commit=off (a URL parameter:
-// postgres://...?synchronous_commit=off): a crash of PostgreSQL may then
-// lose the last fraction of a second of session writes, a sign-out
-// included (the session would be valid again), but never corrupts one.
-// The default keeps every write durable.
-func (s *Store) Save(ctx context.Context, id string, data []byte, expiry time.Time) error {
-	if !expiry.After(time.Now()) {
-		return s.Delete(ctx, id)
+// Each Create and Update commits, and so waits for PostgreSQL to flush its
+// write-ahead log to disk: milliseconds on most disks (see Update).
+func (s *Store) Create(ctx context.Context, id string, data []byte, expiry time.Time) error {
+	now := time.Now()
+	if !expiry.After(now) {
+		return nil
 	}
 	if err := s.ensureTable(ctx); err != nil {
 		return err
@@ -373,10 +392,48 @@ func (s *Store) Save(ctx context.Context, id string, data []byte, expiry time.Ti
 	if data == nil {
 		data = []byte{} // the column is NOT NULL; nil would be NULL
 	}
-	if _, err := s.pool.Exec(ctx, s.saveSQL, id, data, expiry); err != nil {
-		return fmt.Errorf("pgstore: save: %w", err)
+	tag, err := s.pool.Exec(ctx, s.insertSQL, id, data, expiry, now)
+	if err != nil {
+		return fmt.Errorf("pgstore: create: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("pgstore: create: %w", web.ErrSessionExists)
 	}
 	return nil
+}
+
+// Update implements web.Store: one UPDATE ... WHERE id = $1 of a row that
+// has not expired, which writes nothing when the row was deleted (a
+// sign-out meanwhile) or expired; or one DELETE when expiry has passed, so
+// that a session saved as expired is gone at once.
+//
+// Each Update commits, and so waits for PostgreSQL to flush its write-ahead
+// log to disk: milliseconds on most disks. A pool that serves only the
+// sessions may skip that wait with synchronous_commit=off (a URL parameter:
+// postgres://...?synchronous_commit=off): a crash of PostgreSQL may then
+// lose the last fraction of a second of session writes, a sign-out
+// included (the session would be valid again), but never corrupts one.
+// The default keeps every write durable.
+func (s *Store) Update(ctx context.Context, id string, data []byte, expiry time.Time) (bool, error) {
+	now := time.Now()
+	if err := s.ensureTable(ctx); err != nil {
+		return false, err
+	}
+	if !expiry.After(now) {
+		tag, err := s.pool.Exec(ctx, s.deleteSQL, id)
+		if err != nil {
+			return false, fmt.Errorf("pgstore: update: %w", err)
+		}
+		return tag.RowsAffected() > 0, nil
+	}
+	if data == nil {
+		data = []byte{} // the column is NOT NULL; nil would be NULL
+	}
+	tag, err := s.pool.Exec(ctx, s.updateSQL, id, data, expiry, now)
+	if err != nil {
+		return false, fmt.Errorf("pgstore: update: %w", err)
+	}
+	return tag.RowsAffected() > 0, nil
 }
 
 // Delete implements web.Store: one DELETE, which is not an error for an ID

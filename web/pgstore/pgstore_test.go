@@ -64,7 +64,8 @@ func newStore(t testing.TB, pool *pgxpool.Pool, cfg pgstore.Config) *pgstore.Sto
 	if cfg.Table == "" {
 		cfg.Table = testTable(t, pool)
 	}
-	s, err := pgstore.New(context.Background(), pool, cfg)
+	cfg.Pool = pool
+	s, err := pgstore.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestTableCreated(t *testing.T) {
 	}
 
 	id := storetest.NewID()
-	if err := s.Save(ctx, id, []byte("kept"), time.Now().Add(time.Hour)); err != nil {
+	if err := s.Create(ctx, id, []byte("kept"), time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	s2 := newStore(t, pool, pgstore.Config{Table: table})
@@ -142,7 +143,7 @@ func TestConcurrentNew(t *testing.T) {
 					return
 				}
 				defer p.Close()
-				s, err := pgstore.New(t.Context(), p, pgstore.Config{Table: table})
+				s, err := pgstore.New(t.Context(), pgstore.Config{Pool: p, Table: table})
 				if err != nil {
 					errs <- err
 					return
@@ -161,7 +162,7 @@ func TestConcurrentNew(t *testing.T) {
 }
 
 // insertExpired writes n rows that expired a minute ago straight into the
-// table (Save deletes instead of writing expired data).
+// table (Update deletes instead of writing expired data).
 func insertExpired(t *testing.T, pool *pgxpool.Pool, table string, n int) {
 	t.Helper()
 	_, err := pool.Exec(t.Context(), `INSERT INTO "`+table+`" (id, data, expiry) SELECT 'expired-' || i, '\x00'::bytea, now() - interval '1 minute' FROM generate_series(1, $1) AS i`, n)
@@ -187,7 +188,7 @@ func TestBackgroundCleanup(t *testing.T) {
 	s := newStore(t, pool, pgstore.Config{Table: table, CleanupInterval: 50 * time.Millisecond})
 	ctx := t.Context()
 	live := storetest.NewID()
-	if err := s.Save(ctx, live, []byte("live"), time.Now().Add(time.Hour)); err != nil {
+	if err := s.Create(ctx, live, []byte("live"), time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	insertExpired(t, pool, table, 25)
@@ -214,7 +215,7 @@ func TestDeleteExpired(t *testing.T) {
 	const expired = 2*pgstore.CleanupBatch + 500
 	insertExpired(t, pool, table, expired)
 	live := storetest.NewID()
-	if err := s.Save(ctx, live, []byte("live"), time.Now().Add(time.Hour)); err != nil {
+	if err := s.Create(ctx, live, []byte("live"), time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	n, err := s.DeleteExpired(ctx)
@@ -258,18 +259,18 @@ func TestExistingTableWithoutCreateRight(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	s, err := pgstore.New(t.Context(), pool, pgstore.Config{Table: "app_sessions"})
+	s, err := pgstore.New(t.Context(), pgstore.Config{Pool: pool, Table: "app_sessions"})
 	if err != nil {
 		t.Fatalf("New on an existing table, without the right to create one: %v", err)
 	}
 	defer s.Close()
 	id := storetest.NewID()
-	if err := s.Save(t.Context(), id, []byte("x"), time.Now().Add(time.Minute)); err != nil {
+	if err := s.Create(t.Context(), id, []byte("x"), time.Now().Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 
 	// And on a missing table, the error says what failed.
-	_, err = pgstore.New(t.Context(), pool, pgstore.Config{Table: "missing_sessions"})
+	_, err = pgstore.New(t.Context(), pgstore.Config{Pool: pool, Table: "missing_sessions"})
 	if err == nil || !strings.Contains(err.Error(), `creating table "missing_sessions"`) || !strings.Contains(err.Error(), "permission denied") {
 		t.Errorf("New without the right to create the table: %v, want a permission error naming the table", err)
 	}
@@ -338,7 +339,7 @@ func TestOpen(t *testing.T) {
 		t.Fatalf("table plinth_sessions after Open: exists %v, %v", exists, err)
 	}
 	id := storetest.NewID()
-	if err := s.Save(ctx, id, []byte("opened"), time.Now().Add(time.Minute)); err != nil {
+	if err := s.Create(ctx, id, []byte("opened"), time.Now().Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if data, err := s.Load(ctx, id); err != nil || string(data) != "opened" {
@@ -361,7 +362,7 @@ func TestOpen(t *testing.T) {
 // TestOpenUnreachable checks a Store whose PostgreSQL does not answer (a
 // closed port): Open succeeds (a database briefly down at startup must not
 // stop the application), Ping fails with an error naming the address, and
-// Load and Save fail instead of answering "no session".
+// Load and the writes fail instead of answering "no session".
 func TestOpenUnreachable(t *testing.T) {
 	ws, err := pgstore.Open(context.Background(), "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=5")
 	if err != nil {
@@ -385,8 +386,11 @@ func TestOpenUnreachable(t *testing.T) {
 	if data, err := s.Load(ctx, storetest.NewID()); err == nil {
 		t.Errorf("Load of an unreachable store = %q, nil; want an error", data)
 	}
-	if err := s.Save(ctx, storetest.NewID(), []byte("x"), time.Now().Add(time.Minute)); err == nil {
-		t.Error("Save to an unreachable store: nil error")
+	if err := s.Create(ctx, storetest.NewID(), []byte("x"), time.Now().Add(time.Minute)); err == nil {
+		t.Error("Create on an unreachable store: nil error")
+	}
+	if _, err := s.Update(ctx, storetest.NewID(), []byte("x"), time.Now().Add(time.Minute)); err == nil {
+		t.Error("Update on an unreachable store: nil error")
 	}
 }
 
@@ -449,7 +453,7 @@ func TestNewPanics(t *testing.T) {
 		cfg  pgstore.Config
 		want string
 	}{
-		{nil, pgstore.Config{}, "pool is nil"},
+		{nil, pgstore.Config{}, "Config.Pool is required"},
 		{&pgxpool.Pool{}, pgstore.Config{Table: "a;drop"}, "Config.Table"},
 	} {
 		func() {
@@ -458,7 +462,9 @@ func TestNewPanics(t *testing.T) {
 					t.Errorf("New(%+v): recovered %v, want a panic containing %q", tc.cfg, r, tc.want)
 				}
 			}()
-			_, _ = pgstore.New(context.Background(), tc.pool, tc.cfg)
+			cfg := tc.cfg
+			cfg.Pool = tc.pool
+			_, _ = pgstore.New(context.Background(), cfg)
 		}()
 	}
 }
@@ -472,5 +478,28 @@ func TestCloseKeepsPool(t *testing.T) {
 	}
 	if err := pool.Ping(t.Context()); err != nil {
 		t.Errorf("the pool given to New, after the Store's Close: %v", err)
+	}
+}
+
+// TestString checks the description the sessions log at start: the engine,
+// where the pool connects and the table, never the password.
+func TestString(t *testing.T) {
+	u, err := url.Parse(needPostgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(u.User.Username(), "s3cret-pw")
+	s, err := pgstore.Open(t.Context(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.(*pgstore.Store).Close()
+	got := fmt.Sprint(s)
+	if strings.Contains(got, "s3cret") {
+		t.Errorf("String() %q shows the password", got)
+	}
+	want := "postgres host=" + u.Hostname() + " port=" + u.Port() + " database=" + strings.TrimPrefix(u.Path, "/") + " user=" + u.User.Username() + " table=plinth_sessions"
+	if got != want {
+		t.Errorf("String() = %q, want %q", got, want)
 	}
 }

@@ -18,7 +18,7 @@ func BenchmarkLoad(b *testing.B) {
 	s, _, _ := newStore(b)
 	ctx := b.Context()
 	id := storetest.NewID()
-	if err := s.Save(ctx, id, benchData, time.Now().Add(time.Hour)); err != nil {
+	if err := s.Create(ctx, id, benchData, time.Now().Add(time.Hour)); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -29,17 +29,21 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
-// BenchmarkSave measures one Save of a 256-byte session: one SET with PX,
-// a round trip to the Redis at PLINTH_TEST_REDIS.
+// BenchmarkSave measures one save of an existing 256-byte session (an
+// Update): one SET with PX and XX, a round trip to the Redis at
+// PLINTH_TEST_REDIS.
 func BenchmarkSave(b *testing.B) {
 	s, _, _ := newStore(b)
 	ctx := b.Context()
 	id := storetest.NewID()
 	expiry := time.Now().Add(time.Hour)
+	if err := s.Create(ctx, id, benchData, expiry); err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := s.Save(ctx, id, benchData, expiry); err != nil {
-			b.Fatal(err)
+		if ok, err := s.Update(ctx, id, benchData, expiry); err != nil || !ok {
+			b.Fatal(ok, err)
 		}
 	}
 }

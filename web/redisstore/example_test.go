@@ -20,7 +20,7 @@ func ExampleNew() {
 	defer rdb.Close()
 
 	sessions, err := web.NewSessions(web.SessionsConfig{
-		Store: redisstore.New(rdb, redisstore.Config{}),
+		Store: redisstore.New(redisstore.Config{Client: rdb}),
 	})
 	if err != nil {
 		log.Fatal(err)

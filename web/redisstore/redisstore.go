@@ -2,7 +2,7 @@
 // an application behind a load balancer share them and a restart of one
 // signs nobody out:
 //
-//	store := redisstore.New(rdb, redisstore.Config{})
+//	store := redisstore.New(redisstore.Config{Client: rdb})
 //	sessions, err := web.NewSessions(web.SessionsConfig{Store: store})
 //
 // or, chosen by URL (PLINTH_SESSION_STORE=redis://127.0.0.1:6379/0), with
@@ -19,12 +19,15 @@
 // and is changed by other instances, so it is not worth caching.
 //
 // Each session is one Redis string under Prefix+ID, with the session's
-// expiry as the key's TTL: Load is one GET, Save one SET with PX (or a DEL
-// when the expiry has passed), Delete one DEL: one round trip each, and
-// Redis forgets expired sessions by itself, so nothing needs cleaning.
-// BenchmarkLoad and BenchmarkSave measure them against the Redis at
-// PLINTH_TEST_REDIS: about 90 µs each, 8 and 10 allocations, against a Redis
-// on the same (2-core, busy) machine; a network adds its round-trip time.
+// expiry as the key's TTL: Load is one GET, Create one SET with PX and NX,
+// Update one SET with PX and XX (so that a session deleted by a sign-out,
+// or expired, is never written again), or a DEL when the expiry has
+// passed, Delete one DEL: one round trip each, and Redis forgets expired
+// sessions by itself, so nothing needs cleaning. BenchmarkLoad and
+// BenchmarkSave (an Update) measure them against the Redis at
+// PLINTH_TEST_REDIS: 8 and 12 allocations, and about 90 µs each against a
+// Redis on the same 2-core machine at a load average of 10 (docs/web.md,
+// "Costs and outages"); a network adds its round-trip time.
 package redisstore
 
 import (
@@ -32,10 +35,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/plinth-go/plinth/internal/redact"
 	"github.com/plinth-go/plinth/web"
 	"github.com/redis/go-redis/v9"
 )
@@ -44,8 +49,14 @@ import (
 // from the rate limiter's ("plinth:rl:"), so both may share one database.
 const DefaultPrefix = "plinth:session:"
 
-// Config configures New. Its zero value is the default.
+// Config configures New. Only Client is required; every other field's zero
+// value is the default.
 type Config struct {
+	// Client is the Redis client: a *redis.Client, *redis.ClusterClient,
+	// *redis.Ring, a failover client or any other redis.UniversalClient.
+	// Required. The Store neither configures nor closes it (see New).
+	Client redis.UniversalClient
+
 	// Prefix starts every key the Store writes, followed by the session
 	// ID: plinth:session:<43 characters of base64url>. "" means
 	// DefaultPrefix. Give each application sharing a Redis database its
@@ -55,8 +66,8 @@ type Config struct {
 
 // Store is a web.Store in Redis. Make one with New or Open. It is safe for
 // concurrent use, and any number of instances of an application may share
-// one Redis: each Save replaces a whole session, so the last write wins, as
-// with every store.
+// one Redis: each Update replaces a whole session, so the last write wins,
+// as with every store, but only while the session exists.
 type Store struct {
 	client redis.UniversalClient
 	prefix string
@@ -72,22 +83,22 @@ var (
 	_ io.Closer = (*Store)(nil)
 )
 
-// New returns a Store using client: a *redis.Client, *redis.ClusterClient,
-// *redis.Ring, a failover client or any other redis.UniversalClient. It
-// panics if client is nil. It does not contact Redis; Ping (the sessions'
-// readiness check) does. The Store does not configure the client, and its
-// Close does not close it: the application that made the client closes it.
+// New returns a Store using cfg.Client. It panics if cfg.Client is nil (a
+// program's mistake, as in middleware/redisstore's New). It does not
+// contact Redis; Ping (the sessions' readiness check) does. The Store does
+// not configure the client, and its Close does not close it: the
+// application that made the client closes it.
 //
 // The Store's methods receive the request's context. go-redis applies a
 // context's deadline to socket reads and writes only when the client's
 // Options.ContextTimeoutEnabled is true; otherwise a connection that hangs
 // mid-command is bounded by the client's ReadTimeout (3 s by default), not
 // by the request. Set ContextTimeoutEnabled: true, as Open does.
-func New(client redis.UniversalClient, cfg Config) *Store {
-	if client == nil {
-		panic("redisstore: New: the client is nil")
+func New(cfg Config) *Store {
+	if cfg.Client == nil {
+		panic("redisstore: Config.Client is required")
 	}
-	s := &Store{client: client, prefix: cfg.Prefix, addr: addrOf(client)}
+	s := &Store{client: cfg.Client, prefix: cfg.Prefix, addr: addrOf(cfg.Client)}
 	if s.prefix == "" {
 		s.prefix = DefaultPrefix
 	}
@@ -135,13 +146,27 @@ func addrOf(client redis.UniversalClient) string {
 func Open(ctx context.Context, url string) (web.Store, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("redisstore: %w", err)
+		return nil, fmt.Errorf("redisstore: %w", redact.Error(err, url)) // url.Parse quotes the URL
 	}
 	opts.ContextTimeoutEnabled = true
 	opts.DialerRetries = 1
-	s := New(redis.NewClient(opts), Config{})
+	s := New(Config{Client: redis.NewClient(opts)})
 	s.owned = true
 	return s, nil
+}
+
+// String describes the store for the sessions' start-up log line: the
+// engine, where the client connects (never its password) and the prefix,
+// as "redis addr=127.0.0.1:6379 db=0 prefix=plinth:session:".
+func (s *Store) String() string {
+	out := "redis"
+	if s.addr != "" {
+		out += " addr=" + s.addr
+	}
+	if c, ok := s.client.(*redis.Client); ok {
+		out += " db=" + strconv.Itoa(c.Options().DB)
+	}
+	return out + " prefix=" + s.prefix
 }
 
 // key returns the Redis key of a session ID.
@@ -161,25 +186,62 @@ func (s *Store) Load(ctx context.Context, id string) ([]byte, error) {
 	return data, nil
 }
 
-// Save implements web.Store: one SET with the time left until expiry as the
-// key's TTL (PX, rounded up to the millisecond), or one DEL when expiry has
-// passed, so that a session saved as expired is gone at once.
+// ttl returns the time left until expiry, rounded up to the millisecond
+// (go-redis sends whole seconds as EX and anything else as PX in
+// milliseconds, and logs a warning below 1 ms), and false when it has
+// passed.
 //
 // The TTL is relative: Redis counts it down on its own clock, so only the
 // application's clock decides the expiry, as it does for the memory store,
 // and a Redis whose clock is off does not shorten or lengthen sessions.
-func (s *Store) Save(ctx context.Context, id string, data []byte, expiry time.Time) error {
-	ttl := time.Until(expiry)
-	if ttl <= 0 {
-		return s.Delete(ctx, id)
+func ttl(expiry time.Time) (time.Duration, bool) {
+	d := time.Until(expiry)
+	if d <= 0 {
+		return 0, false
 	}
-	// go-redis sends whole seconds as EX and anything else as PX in
-	// milliseconds, and logs a warning below 1 ms: round up ourselves.
-	ttl = (ttl + time.Millisecond - 1).Truncate(time.Millisecond)
-	if err := s.client.Set(ctx, s.key(id), data, ttl).Err(); err != nil {
-		return s.fail("save", err)
+	return (d + time.Millisecond - 1).Truncate(time.Millisecond), true
+}
+
+// Create implements web.Store: one SET with NX and the time left until
+// expiry as the key's TTL (PX), which fails with an error wrapping
+// web.ErrSessionExists when the key exists. An expiry already past writes
+// nothing.
+func (s *Store) Create(ctx context.Context, id string, data []byte, expiry time.Time) error {
+	d, ok := ttl(expiry)
+	if !ok {
+		return nil
+	}
+	err := s.client.SetArgs(ctx, s.key(id), data, redis.SetArgs{Mode: "NX", TTL: d}).Err()
+	if errors.Is(err, redis.Nil) {
+		return s.fail("create", web.ErrSessionExists)
+	}
+	if err != nil {
+		return s.fail("create", err)
 	}
 	return nil
+}
+
+// Update implements web.Store: one SET with XX and the time left until
+// expiry as the key's TTL (PX), which writes only over a key that exists:
+// a session deleted meanwhile (a sign-out) or expired is not written back.
+// An expiry already past is one DEL.
+func (s *Store) Update(ctx context.Context, id string, data []byte, expiry time.Time) (bool, error) {
+	d, ok := ttl(expiry)
+	if !ok {
+		n, err := s.client.Del(ctx, s.key(id)).Result()
+		if err != nil {
+			return false, s.fail("update", err)
+		}
+		return n > 0, nil
+	}
+	err := s.client.SetArgs(ctx, s.key(id), data, redis.SetArgs{Mode: "XX", TTL: d}).Err()
+	if errors.Is(err, redis.Nil) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.fail("update", err)
+	}
+	return true, nil
 }
 
 // Delete implements web.Store: one DEL, which is not an error for a key

@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -74,7 +75,7 @@ func newStore(t testing.TB) (*redisstore.Store, *redis.Client, string) {
 	t.Helper()
 	c := newClient(t)
 	prefix := testPrefix(t, c)
-	return redisstore.New(c, redisstore.Config{Prefix: prefix}), c, prefix
+	return redisstore.New(redisstore.Config{Client: c, Prefix: prefix}), c, prefix
 }
 
 func TestConformance(t *testing.T) {
@@ -117,21 +118,21 @@ type tracked struct {
 	ids map[string]bool
 }
 
-func (s *tracked) Save(ctx context.Context, id string, data []byte, expiry time.Time) error {
+func (s *tracked) Create(ctx context.Context, id string, data []byte, expiry time.Time) error {
 	s.mu.Lock()
 	s.ids[id] = true
 	s.mu.Unlock()
-	return s.Store.Save(ctx, id, data, expiry)
+	return s.Store.Create(ctx, id, data, expiry)
 }
 
-// TestKeyAndTTL checks where Save writes and that the session's expiry is
-// the key's TTL.
+// TestKeyAndTTL checks where Create and Update write and that the
+// session's expiry is the key's TTL.
 func TestKeyAndTTL(t *testing.T) {
 	s, c, prefix := newStore(t)
 	ctx := t.Context()
 	id := storetest.NewID()
 	const ahead = 10 * time.Minute
-	if err := s.Save(ctx, id, []byte("data"), time.Now().Add(ahead)); err != nil {
+	if err := s.Create(ctx, id, []byte("data"), time.Now().Add(ahead)); err != nil {
 		t.Fatal(err)
 	}
 	got, err := c.Get(ctx, prefix+id).Result()
@@ -146,31 +147,40 @@ func TestKeyAndTTL(t *testing.T) {
 		t.Errorf("PTTL = %v, want in (0, %v]", ttl, ahead)
 	}
 
-	// A Save with a past expiry deletes the key at once, rather than
+	// An Update moves the TTL.
+	if ok, err := s.Update(ctx, id, []byte("data2"), time.Now().Add(2*ahead)); err != nil || !ok {
+		t.Fatalf("Update = %v, %v", ok, err)
+	}
+	if ttl, err := c.PTTL(ctx, prefix+id).Result(); err != nil || ttl <= ahead || ttl > 2*ahead {
+		t.Errorf("PTTL after Update = %v, %v; want in (%v, %v]", ttl, err, ahead, 2*ahead)
+	}
+
+	// An Update with a past expiry deletes the key at once, rather than
 	// leaving it to expire.
-	if err := s.Save(ctx, id, []byte("data"), time.Now().Add(-time.Second)); err != nil {
-		t.Fatal(err)
+	if ok, err := s.Update(ctx, id, []byte("data"), time.Now().Add(-time.Second)); err != nil || !ok {
+		t.Fatalf("Update with a past expiry = %v, %v", ok, err)
 	}
 	if n, err := c.Exists(ctx, prefix+id).Result(); err != nil || n != 0 {
-		t.Errorf("EXISTS after a Save with a past expiry = %d, %v; want 0", n, err)
+		t.Errorf("EXISTS after an Update with a past expiry = %d, %v; want 0", n, err)
 	}
 
 	// An expiry less than a millisecond ahead still sets a TTL (rounded up
 	// to 1 ms), never a key without one.
-	if err := s.Save(ctx, id, []byte("data"), time.Now().Add(500*time.Microsecond)); err != nil {
+	id = storetest.NewID()
+	if err := s.Create(ctx, id, []byte("data"), time.Now().Add(500*time.Microsecond)); err != nil {
 		t.Fatal(err)
 	}
 	if ttl, err := c.PTTL(ctx, prefix+id).Result(); err != nil || ttl == -1 {
-		t.Errorf("PTTL after a Save 0.5 ms ahead = %v, %v; want a TTL or no key", ttl, err)
+		t.Errorf("PTTL after a Create 0.5 ms ahead = %v, %v; want a TTL or no key", ttl, err)
 	}
 }
 
 func TestDefaultPrefix(t *testing.T) {
 	c := newClient(t)
-	s := redisstore.New(c, redisstore.Config{})
+	s := redisstore.New(redisstore.Config{Client: c})
 	ctx := t.Context()
 	id := storetest.NewID()
-	if err := s.Save(ctx, id, []byte("x"), time.Now().Add(time.Minute)); err != nil {
+	if err := s.Create(ctx, id, []byte("x"), time.Now().Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	defer c.Del(context.Background(), redisstore.DefaultPrefix+id)
@@ -182,7 +192,7 @@ func TestDefaultPrefix(t *testing.T) {
 // TestUnreachable checks a store whose Redis does not answer (a closed
 // port): Open succeeds (a Redis briefly down at startup must not stop the
 // application), Ping fails with an error naming the address, and Load and
-// Save fail instead of answering "no session".
+// the writes fail instead of answering "no session".
 func TestUnreachable(t *testing.T) {
 	s, err := redisstore.Open(t.Context(), "redis://127.0.0.1:1/0?max_retries=-1")
 	if err != nil {
@@ -206,8 +216,11 @@ func TestUnreachable(t *testing.T) {
 	if data, err := s.Load(ctx, storetest.NewID()); err == nil {
 		t.Errorf("Load of an unreachable store = %q, nil; want an error", data)
 	}
-	if err := s.Save(ctx, storetest.NewID(), []byte("x"), time.Now().Add(time.Minute)); err == nil {
-		t.Error("Save to an unreachable store: nil error")
+	if err := s.Create(ctx, storetest.NewID(), []byte("x"), time.Now().Add(time.Minute)); err == nil {
+		t.Error("Create on an unreachable store: nil error")
+	}
+	if _, err := s.Update(ctx, storetest.NewID(), []byte("x"), time.Now().Add(time.Minute)); err == nil {
+		t.Error("Update on an unreachable store: nil error")
 	}
 	if err := s.Delete(ctx, storetest.NewID()); err == nil {
 		t.Error("Delete on an unreachable store: nil error")
@@ -258,7 +271,7 @@ func TestClose(t *testing.T) {
 	}
 
 	c := newClient(t)
-	if err := redisstore.New(c, redisstore.Config{}).Close(); err != nil {
+	if err := redisstore.New(redisstore.Config{Client: c}).Close(); err != nil {
 		t.Fatalf("Close of a Store made by New: %v", err)
 	}
 	if err := c.Ping(t.Context()).Err(); err != nil {
@@ -268,9 +281,27 @@ func TestClose(t *testing.T) {
 
 func TestNewNilClient(t *testing.T) {
 	defer func() {
-		if r := recover(); r == nil || !strings.Contains(r.(string), "client is nil") {
-			t.Errorf("New(nil): recovered %v, want a panic saying the client is nil", r)
+		if r := recover(); r == nil || !strings.Contains(r.(string), "Config.Client") {
+			t.Errorf("New without a client: recovered %v, want a panic naming Config.Client", r)
 		}
 	}()
-	redisstore.New(nil, redisstore.Config{})
+	redisstore.New(redisstore.Config{})
+}
+
+// TestString checks the description the sessions log at start: the engine
+// and where the client connects, never the password (no server needed:
+// Open does not connect).
+func TestString(t *testing.T) {
+	s, err := redisstore.Open(t.Context(), "redis://app:s3cret-pw@127.0.0.1:6379/3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.(*redisstore.Store).Close()
+	got := fmt.Sprint(s)
+	if want := "redis addr=127.0.0.1:6379 db=3 prefix=plinth:session:"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	if strings.Contains(got, "s3cret") {
+		t.Errorf("String() %q shows the password", got)
+	}
 }

@@ -34,7 +34,7 @@ import (
 // performance assertions: a working store meets them by orders of magnitude.
 const (
 	// ExpiryAhead is how far ahead the expiry subtest sets its expiry: far
-	// enough that the Load right after Save sees the data, near enough
+	// enough that the Load right after Create sees the data, near enough
 	// that the suite stays fast.
 	ExpiryAhead = 1500 * time.Millisecond
 
@@ -61,32 +61,42 @@ const (
 //
 // The subtests:
 //
-//   - RoundTrip: Load returns what Save saved, and Save keeps a copy (the
-//     caller may reuse its buffer right after Save returns). Loaded slices
-//     are treated as read-only: a store may return its own copy.
-//   - Overwrite: a second Save replaces the data (a shorter value leaves no
-//     trailing bytes) and the expiry.
-//   - Missing: Load of an ID never saved returns nil data and a nil error.
+//   - RoundTrip: Load returns what Create saved, and Create and Update keep
+//     a copy (the caller may reuse its buffer right after they return).
+//     Loaded slices are treated as read-only: a store may return its own
+//     copy.
+//   - Overwrite: Update replaces the data (a shorter value leaves no
+//     trailing bytes) and the expiry, and reports true.
+//   - CreateExisting: Create over an ID that holds a session fails and
+//     leaves the session as it was.
+//   - Missing: Load of an ID never saved returns nil data and a nil error;
+//     Update of it reports false and creates nothing.
 //   - Delete: a deleted ID loads as nil, nil; deleting it again, or deleting
 //     an ID never saved, returns nil.
+//   - NoResurrection: Update after Delete reports false and the ID stays
+//     gone (a request in flight with a copy of a cookie does not undo a
+//     sign-out); so does Update after the expiry.
+//   - UpdateDeleteRace: Updates racing a Delete of the same ID, from 8
+//     goroutines, 50 times: once all have returned, the ID is gone.
 //   - Expiry: data saved with an expiry ExpiryAhead ahead loads until then
 //     (checked only while the clock is clearly before it) and loads as nil
-//     once past it (polled for up to ExpiryGrace); an expiry in the past,
-//     for a new ID or over an existing one, is never loadable.
+//     once past it (polled for up to ExpiryGrace), and an Update then
+//     reports false; an expiry in the past, for a new ID or over an
+//     existing one, is never loadable.
 //   - Isolation: 64 IDs, some prefixes of others, each load their own data;
 //     deleting one leaves the others.
 //   - Binary: every byte value, zero bytes and invalid UTF-8 survive.
 //   - Large: 64 KiB of random data survive.
-//   - Concurrent: 16 goroutines Save, Load and Delete their own IDs (each
-//     Load sees its goroutine's last write) and four shared ones (each Load
-//     sees nil or one whole value some goroutine wrote, never a mix); run it
-//     with -race.
+//   - Concurrent: 16 goroutines Create, Update, Load and Delete their own
+//     IDs (each Load sees its goroutine's last write) and four shared ones
+//     (each Load sees nil or one whole value some goroutine wrote, never a
+//     mix); run it with -race.
 //   - CancelledContext: with a context already cancelled, and one whose
 //     deadline has passed, each method returns within CallBound, and either
 //     honours the context (an error that errors.Is the context's error:
 //     context.Canceled or context.DeadlineExceeded, so that a caller can
 //     tell a client that went away from a store that is down) or ignores it
-//     and does its work (a nil error from Save, Load or Delete means the
+//     and does its work (a nil error from Create, Update, Load or Delete means the
 //     work was done, checked with a live context). Which one happened is
 //     logged, not asserted: a network store honours the context, a memory
 //     store may not look at it.
@@ -99,8 +109,11 @@ func Run(t *testing.T, newStore func(t *testing.T) web.Store) {
 	}{
 		{"RoundTrip", testRoundTrip},
 		{"Overwrite", testOverwrite},
+		{"CreateExisting", testCreateExisting},
 		{"Missing", testMissing},
 		{"Delete", testDelete},
+		{"NoResurrection", testNoResurrection},
+		{"UpdateDeleteRace", testUpdateDeleteRace},
 		{"Expiry", testExpiry},
 		{"PastExpiry", testPastExpiry},
 		{"Isolation", testIsolation},
@@ -138,10 +151,23 @@ func randomBytes(n int) []byte {
 	return b
 }
 
+// mustSave creates id, a new ID.
 func mustSave(t *testing.T, s web.Store, id string, data []byte, expiry time.Time) {
 	t.Helper()
-	if err := s.Save(t.Context(), id, data, expiry); err != nil {
-		t.Fatalf("Save(%s, %d bytes): %v", id, len(data), err)
+	if err := s.Create(t.Context(), id, data, expiry); err != nil {
+		t.Fatalf("Create(%s, %d bytes): %v", id, len(data), err)
+	}
+}
+
+// mustUpdate updates id and checks that Update reports want.
+func mustUpdate(t *testing.T, s web.Store, id string, data []byte, expiry time.Time, want bool) {
+	t.Helper()
+	ok, err := s.Update(t.Context(), id, data, expiry)
+	if err != nil {
+		t.Fatalf("Update(%s, %d bytes): %v", id, len(data), err)
+	}
+	if ok != want {
+		t.Errorf("Update(%s) reported %v, want %v", id, ok, want)
 	}
 }
 
@@ -194,31 +220,51 @@ func testRoundTrip(t *testing.T, s web.Store) {
 	data := []byte("session data: user=42")
 	want := bytes.Clone(data)
 	mustSave(t, s, id, data, time.Now().Add(hour))
-	// The sessions encode into a reused buffer: Save must not keep it.
+	// The sessions encode into a reused buffer: Create must not keep it.
 	for i := range data {
 		data[i] = 'X'
 	}
 	wantData(t, s, id, want)
 	wantData(t, s, id, want) // a Load does not consume the data
+
+	// Nor must Update.
+	data = []byte("session data: user=43")
+	want = bytes.Clone(data)
+	mustUpdate(t, s, id, data, time.Now().Add(hour), true)
+	for i := range data {
+		data[i] = 'Y'
+	}
+	wantData(t, s, id, want)
 }
 
 func testOverwrite(t *testing.T, s web.Store) {
 	id := NewID()
 	mustSave(t, s, id, []byte("a longer first value"), time.Now().Add(hour))
-	mustSave(t, s, id, []byte("short"), time.Now().Add(hour))
+	mustUpdate(t, s, id, []byte("short"), time.Now().Add(hour), true)
 	wantData(t, s, id, []byte("short"))
 
-	// The second Save's expiry replaces the first's: a long-lived value
-	// overwritten with a past expiry is gone (and PastExpiry checks the
-	// reverse direction with a new ID).
-	mustSave(t, s, id, []byte("third"), time.Now().Add(-time.Minute))
+	// The Update's expiry replaces the Create's: a long-lived value
+	// updated with a past expiry is gone, and stays gone.
+	mustUpdate(t, s, id, []byte("third"), time.Now().Add(-time.Minute), true)
 	wantNone(t, s, id)
-	mustSave(t, s, id, []byte("fourth"), time.Now().Add(hour))
-	wantData(t, s, id, []byte("fourth"))
+	mustUpdate(t, s, id, []byte("fourth"), time.Now().Add(hour), false)
+	wantNone(t, s, id)
+}
+
+func testCreateExisting(t *testing.T, s web.Store) {
+	id := NewID()
+	mustSave(t, s, id, []byte("first"), time.Now().Add(hour))
+	if err := s.Create(t.Context(), id, []byte("second"), time.Now().Add(hour)); err == nil {
+		t.Errorf("Create over an existing session returned nil, want an error")
+	}
+	wantData(t, s, id, []byte("first"))
 }
 
 func testMissing(t *testing.T, s web.Store) {
-	wantNone(t, s, NewID())
+	id := NewID()
+	wantNone(t, s, id)
+	mustUpdate(t, s, id, []byte("never created"), time.Now().Add(hour), false)
+	wantNone(t, s, id)
 }
 
 func testDelete(t *testing.T, s web.Store) {
@@ -228,8 +274,52 @@ func testDelete(t *testing.T, s web.Store) {
 	wantNone(t, s, id)
 	mustDelete(t, s, id) // already deleted
 	mustDelete(t, s, NewID())
-	mustSave(t, s, id, []byte("saved again"), time.Now().Add(hour))
-	wantData(t, s, id, []byte("saved again"))
+}
+
+func testNoResurrection(t *testing.T, s web.Store) {
+	id := NewID()
+	mustSave(t, s, id, []byte("signed in"), time.Now().Add(hour))
+	mustUpdate(t, s, id, []byte("still signed in"), time.Now().Add(hour), true)
+	mustDelete(t, s, id) // sign-out
+	// A request that loaded the session before the sign-out saves it.
+	mustUpdate(t, s, id, []byte("signed in again?"), time.Now().Add(hour), false)
+	wantNone(t, s, id)
+	mustUpdate(t, s, id, []byte("and again?"), time.Now().Add(hour), false)
+	wantNone(t, s, id)
+}
+
+func testUpdateDeleteRace(t *testing.T, s web.Store) {
+	ctx := t.Context()
+	for round := range 50 {
+		id := NewID()
+		mustSave(t, s, id, []byte("signed in"), time.Now().Add(hour))
+		var wg sync.WaitGroup
+		errs := make(chan error, 9)
+		start := make(chan struct{})
+		for g := range 8 {
+			wg.Go(func() {
+				<-start
+				if _, err := s.Update(ctx, id, concurrentValue(g, round), time.Now().Add(hour)); err != nil {
+					errs <- fmt.Errorf("update: %w", err)
+				}
+			})
+		}
+		wg.Go(func() {
+			<-start
+			if err := s.Delete(ctx, id); err != nil {
+				errs <- fmt.Errorf("delete: %w", err)
+			}
+		})
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if got := mustLoad(t, s, id); got != nil {
+			t.Fatalf("round %d: after Updates raced a Delete, Load = %s: the deleted session came back", round, show(got))
+		}
+	}
 }
 
 func testExpiry(t *testing.T, s web.Store) {
@@ -241,10 +331,10 @@ func testExpiry(t *testing.T, s web.Store) {
 	got := mustLoad(t, s, id)
 	if elapsed := time.Since(start); elapsed < ExpiryAhead/2 {
 		if !bytes.Equal(got, data) {
-			t.Errorf("Load %v after Save with an expiry %v ahead = %s, want the data", elapsed.Round(time.Millisecond), ExpiryAhead, show(got))
+			t.Errorf("Load %v after Create with an expiry %v ahead = %s, want the data", elapsed.Round(time.Millisecond), ExpiryAhead, show(got))
 		}
 	} else {
-		t.Logf("Save and Load took %v: too slow to check the data before its expiry", elapsed)
+		t.Logf("Create and Load took %v: too slow to check the data before its expiry", elapsed)
 	}
 
 	time.Sleep(time.Until(expiry))
@@ -253,6 +343,7 @@ func testExpiry(t *testing.T, s web.Store) {
 		got := mustLoad(t, s, id)
 		if got == nil {
 			t.Logf("gone %v after its expiry", time.Since(expiry).Round(time.Millisecond))
+			mustUpdate(t, s, id, data, time.Now().Add(hour), false) // expired stays expired
 			break
 		}
 		if !bytes.Equal(got, data) {
@@ -274,7 +365,7 @@ func testPastExpiry(t *testing.T, s web.Store) {
 
 		id = NewID()
 		mustSave(t, s, id, []byte("alive"), time.Now().Add(hour))
-		mustSave(t, s, id, []byte("expired over it"), time.Now().Add(-past))
+		mustUpdate(t, s, id, []byte("expired over it"), time.Now().Add(-past), true)
 		wantNone(t, s, id)
 	}
 }
@@ -350,29 +441,39 @@ func validConcurrentValue(b []byte) bool {
 func testConcurrent(t *testing.T, s web.Store) {
 	const goroutines, steps = 16, 30
 	shared := []string{NewID(), NewID(), NewID(), NewID()}
+	for i, id := range shared {
+		mustSave(t, s, id, concurrentValue(goroutines+i, 0), time.Now().Add(hour))
+	}
 	ctx := t.Context()
 	errs := make(chan error, goroutines)
 	var wg sync.WaitGroup
 	for g := range goroutines {
 		wg.Go(func() {
-			own := NewID()
+			own, exists := NewID(), false
 			fail := func(format string, args ...any) {
 				errs <- fmt.Errorf("goroutine %d: "+format, append([]any{g}, args...)...)
 			}
 			for i := range steps {
 				v := concurrentValue(g, i)
-				if err := s.Save(ctx, own, v, time.Now().Add(hour)); err != nil {
-					fail("Save: %v", err)
+				if exists {
+					ok, err := s.Update(ctx, own, v, time.Now().Add(hour))
+					if err != nil || !ok {
+						fail("Update of its own ID = %v, %v; want true, nil", ok, err)
+						return
+					}
+				} else if err := s.Create(ctx, own, v, time.Now().Add(hour)); err != nil {
+					fail("Create: %v", err)
 					return
 				}
+				exists = true
 				got, err := s.Load(ctx, own)
 				if err != nil || !bytes.Equal(got, v) {
-					fail("Load of its own ID after Save = %s, %v; want %s", show(got), err, show(v))
+					fail("Load of its own ID after a save = %s, %v; want %s", show(got), err, show(v))
 					return
 				}
 				sh := shared[(g+i)%len(shared)]
-				if err := s.Save(ctx, sh, v, time.Now().Add(hour)); err != nil {
-					fail("Save shared: %v", err)
+				if _, err := s.Update(ctx, sh, v, time.Now().Add(hour)); err != nil {
+					fail("Update shared: %v", err)
 					return
 				}
 				got, err = s.Load(ctx, shared[(g+i+1)%len(shared)])
@@ -385,6 +486,7 @@ func testConcurrent(t *testing.T, s web.Store) {
 						fail("Delete: %v", err)
 						return
 					}
+					own, exists = NewID(), false // a deleted ID is never saved again
 					if got, err := s.Load(ctx, own); err != nil || got != nil {
 						fail("Load of its own ID after Delete = %s, %v; want nil", show(got), err)
 						return
@@ -447,10 +549,26 @@ func testCancelledContext(t *testing.T, s web.Store) {
 			return true
 		}
 
-		// Save: a nil error means the data was saved.
+		// Create: a nil error means the data was saved.
 		id, data := NewID(), []byte("saved with a "+c.name+" context")
-		if err, ok := bounded(t, "Save", func() error { return s.Save(ctx, id, data, time.Now().Add(hour)) }); ok {
-			if !outcome("Save", err) {
+		if err, ok := bounded(t, "Create", func() error { return s.Create(ctx, id, data, time.Now().Add(hour)) }); ok {
+			if !outcome("Create", err) {
+				wantData(t, s, id, data)
+			}
+		}
+
+		// Update: a nil error means the data was saved.
+		id = NewID()
+		mustSave(t, s, id, []byte("before"), time.Now().Add(hour))
+		var updated bool
+		if err, ok := bounded(t, "Update", func() (err error) {
+			updated, err = s.Update(ctx, id, data, time.Now().Add(hour))
+			return err
+		}); ok {
+			if !outcome("Update", err) {
+				if !updated {
+					t.Errorf("Update, %s context: false and a nil error over an existing session", c.name)
+				}
 				wantData(t, s, id, data)
 			}
 		}

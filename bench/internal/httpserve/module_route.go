@@ -21,7 +21,7 @@ func (itemController) Routes(r *module.Routes) {
 func moduleApp(app *plinth.App) (http.Handler, error) {
 	m := module.New("items").SetPrefix("/items").
 		Guard(func(*plinth.Ctx) error { return nil }).
-		Intercept(func(next plinth.HandlerFunc) plinth.HandlerFunc { return func(c *plinth.Ctx) error { return next(c) } })
+		Use(func(next plinth.HandlerFunc) plinth.HandlerFunc { return func(c *plinth.Ctx) error { return next(c) } })
 	module.Value(m, itemController{})
 	module.Controller[itemController](m)
 	if _, err := module.Mount(app, m); err != nil {

@@ -14,7 +14,7 @@ import (
 // /payments. Its hooks log when the module starts and stops, after the
 // client's OnStart and before its OnStop.
 func Module(pf *module.Module, log *slog.Logger) *module.Module {
-	m := module.New("payments").SetPrefix("/payments").Import(pf).Intercept(platform.Timing("payments"))
+	m := module.New("payments").SetPrefix("/payments").Import(pf).Use(platform.Timing("payments"))
 	module.Provide1(m, NewSimulated)
 	module.Provide1(m, NewRepo)
 	module.Provide2(m, NewService)

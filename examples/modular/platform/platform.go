@@ -1,6 +1,6 @@
 // Package platform is what every module of the shop shares: the database
 // handle and the logger, provided by one module that the others import,
-// and the timing interceptor they put around their routes.
+// and the timing middleware they put around their routes.
 package platform
 
 import (

@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
-	"github.com/plinth-go/plinth/module"
 )
 
-// Timing returns an interceptor that adds a Server-Timing header naming the
-// module and the time its handler took until it started the response
-// ("orders;dur=0.412", in milliseconds). An error the handler returns is
-// rendered by the App outside the interceptor, without the header.
-func Timing(name string) module.Interceptor {
+// Timing returns middleware (an interceptor, in NestJS's words) that adds
+// a Server-Timing header naming the module and the time its handler took
+// until it started the response ("orders;dur=0.412", in milliseconds). An
+// error the handler returns is rendered by the App outside the middleware,
+// without the header.
+func Timing(name string) plinth.Middleware {
 	return func(next plinth.HandlerFunc) plinth.HandlerFunc {
 		return func(c *plinth.Ctx) error {
 			prev := c.Writer()

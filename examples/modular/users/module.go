@@ -9,7 +9,7 @@ import (
 // repository (exported, for the guard of other modules), the controller at
 // /users, timed by platform.Timing.
 func Module(pf *module.Module) *module.Module {
-	m := module.New("users").SetPrefix("/users").Import(pf).Intercept(platform.Timing("users"))
+	m := module.New("users").SetPrefix("/users").Import(pf).Use(platform.Timing("users"))
 	module.Provide1(m, NewRepo)
 	module.Provide1(m, NewController)
 	module.Controller[*Controller](m)

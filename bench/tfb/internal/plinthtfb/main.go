@@ -68,6 +68,6 @@ func Main() error {
 		return err
 	}
 	app := New(s)
-	app.OnShutdown(func(context.Context) error { closeDB(); return nil })
+	app.OnStop(func(context.Context) error { closeDB(); return nil })
 	return app.Run()
 }
