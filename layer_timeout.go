@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -52,7 +53,8 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 	st := &c.timeout
 	st.mu.Lock()
 	prev := st.cur // an enclosing timeout (a Timeout layer inside New's)
-	if prev != nil && prev.deadline.Before(dc.deadline) {
+	dc.outer = prev
+	if prev != nil && !prev.lifted.Load() && prev.deadline.Before(dc.deadline) {
 		dc.deadline = prev.deadline
 	}
 	st.cur = dc
@@ -98,6 +100,45 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 	return next(c)
 }
 
+// LiftDeadline lifts the handler timeout for the rest of the current
+// request, for a handler that lives as long as its client: a server-sent
+// event stream (Ctx.SSE calls it), a hijacked WebSocket. The context
+// Ctx.Context returns then has no deadline (Deadline reports the one of the
+// server's context, usually none) but still ends when the client goes away
+// or the request ends; writes are no longer refused at the deadline, and
+// the timeout layer neither answers 503 nor aborts the connection. Every
+// enclosing timeout is lifted (New's and a Timeout layer's alike); a
+// Timeout layer entered afterwards bounds what it wraps as usual.
+//
+// It also stops the pacing of the request body (Config.BodyReadTimeout): the
+// connection's read deadline that the pacing set is cleared, so that the
+// connection is not cut by it later (a hijacked connection keeps the read
+// deadline it had). Call it before Hijack: after, the connection is the
+// handler's, deadlines included. The body limit stays in force.
+//
+// It is idempotent, costs no allocation, and is safe without any timeout
+// layer (it then only clears the body pacing). It cannot revive a request
+// whose deadline already passed (TimedOut reports true): its context stays
+// cancelled and the timeout layer answers as usual.
+func (c *Ctx) LiftDeadline() {
+	st := &c.timeout
+	st.mu.Lock()
+	if st.cur != nil && !c.rw.timedOut.Load() {
+		for d := st.cur; d != nil; d = d.outer {
+			d.lifted.Store(true)
+		}
+		if st.timer != nil && !st.firesAt.IsZero() {
+			st.timer.Stop()
+			st.firesAt = time.Time{}
+		}
+	}
+	st.mu.Unlock()
+	if b := c.body; b != nil && b.paced {
+		b.paced = false
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+}
+
 // onDeadline is the timer's callback. Between requests it finds none and
 // disarms; before the current request's deadline (it was armed for an
 // earlier one) it re-arms for the rest.
@@ -106,7 +147,7 @@ func (c *Ctx) onDeadline() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.firesAt = time.Time{}
-	if st.cur == nil {
+	if st.cur == nil || st.cur.lifted.Load() {
 		return
 	}
 	if left := time.Until(st.cur.deadline); left > 0 {
@@ -131,6 +172,8 @@ func (c *Ctx) onDeadline() {
 type deadlineCtx struct {
 	parent   context.Context
 	deadline time.Time
+	outer    *deadlineCtx // the enclosing timeout's context, nil for none
+	lifted   atomic.Bool  // LiftDeadline: no deadline of its own any more
 
 	mu         sync.Mutex
 	done       chan struct{}
@@ -143,6 +186,9 @@ type deadlineCtx struct {
 type afterFunc struct{ f func() }
 
 func (d *deadlineCtx) Deadline() (time.Time, bool) {
+	if d.lifted.Load() {
+		return d.parent.Deadline()
+	}
 	if pd, ok := d.parent.Deadline(); ok && pd.Before(d.deadline) {
 		return pd, true
 	}
