@@ -1,0 +1,20 @@
+module github.com/plinth-go/plinth/ws
+
+go 1.26.0
+
+replace github.com/plinth-go/plinth => ..
+
+require github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
+
+require (
+	github.com/andybalholm/brotli v1.3.0 // indirect
+	github.com/klauspost/compress v1.20.4 // indirect
+	golang.org/x/net v0.62.0 // indirect
+)
+
+require (
+	github.com/coder/websocket v1.8.15
+	github.com/plinth-go/plinth/middleware/compress v0.0.0-00010101000000-000000000000
+)
+
+replace github.com/plinth-go/plinth/middleware/compress => ../middleware/compress

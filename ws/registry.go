@@ -1,0 +1,103 @@
+package ws
+
+import (
+	"sync"
+
+	"github.com/plinth-go/plinth"
+)
+
+// registry holds the open connections of one App. One goroutine per App
+// waits for the drain and sends every connection close 1001; connections do
+// not each wait.
+type registry struct {
+	mu       sync.Mutex
+	conns    map[*Conn]struct{}
+	reserved int // reserve calls not yet matched by add or unreserve
+	draining bool
+	drain    <-chan struct{} // the App's Draining (nil outside an App)
+}
+
+var (
+	registriesMu sync.Mutex
+	registries   = map[*plinth.App]*registry{}
+)
+
+func registryOf(app *plinth.App) *registry {
+	registriesMu.Lock()
+	defer registriesMu.Unlock()
+	if r, ok := registries[app]; ok {
+		return r
+	}
+	r := &registry{conns: map[*Conn]struct{}{}}
+	registries[app] = r
+	if app != nil {
+		r.drain = app.Draining()
+		go r.watch(r.drain)
+	}
+	return r
+}
+
+func (r *registry) watch(drain <-chan struct{}) {
+	<-drain
+	r.mu.Lock()
+	r.draining = true
+	conns := make([]*Conn, 0, len(r.conns))
+	for c := range r.conns {
+		conns = append(conns, c)
+	}
+	r.mu.Unlock()
+	for _, c := range conns {
+		go c.Close(StatusGoingAway, "server shutting down")
+	}
+}
+
+// reserve takes a place for a connection about to be upgraded; false when
+// the App drains or max (negative: no cap) connections are open.
+func (r *registry) reserve(max int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	select {
+	case <-r.drain:
+		r.draining = true
+	default:
+	}
+	if r.draining || (max > 0 && len(r.conns)+r.reserved >= max) {
+		return false
+	}
+	r.reserved++
+	return true
+}
+
+func (r *registry) unreserve() {
+	r.mu.Lock()
+	r.reserved--
+	r.mu.Unlock()
+}
+
+// add turns a reservation into a registered connection; false when the
+// drain started meanwhile (the caller closes it with 1001).
+func (r *registry) add(c *Conn) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reserved--
+	if r.draining {
+		return false
+	}
+	r.conns[c] = struct{}{}
+	return true
+}
+
+func (r *registry) remove(c *Conn) {
+	r.mu.Lock()
+	delete(r.conns, c)
+	r.mu.Unlock()
+}
+
+func (r *registry) isDraining() bool {
+	select {
+	case <-r.drain:
+		return true
+	default:
+		return false
+	}
+}
