@@ -64,9 +64,7 @@ func Accept(c *plinth.Ctx, cfg Config) (*Conn, error) {
 		}
 		return nil, plinth.Error(http.StatusServiceUnavailable, "too many WebSocket connections")
 	}
-	if l, ok := any(c).(interface{ LiftDeadline() }); ok {
-		l.LiftDeadline()
-	}
+	c.LiftDeadline()
 	hw := &hijackWriter{ResponseWriter: c.Writer()}
 	wc, err := websocket.Accept(hw, r, &websocket.AcceptOptions{
 		Subprotocols:       cfg.Subprotocols,
