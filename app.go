@@ -104,6 +104,7 @@ type App struct {
 	openAPI         func() ([]byte, error) // SetOpenAPI, for PLINTH_INSPECT
 	drainCh         chan struct{}
 	drainOnce       sync.Once
+	sse             sseRegistry // open event streams, ended by the drain
 }
 
 // route is one registered pattern and, once built, its composed chain.
@@ -217,6 +218,9 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.dispatch(c)
 	} else {
 		t.dispatchFinishing(c)
+	}
+	if c.sse != nil {
+		c.endSSE() // a direct route (no chain around the handler)
 	}
 	if c.rw.sec != nil {
 		c.secureIfSilent()

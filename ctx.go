@@ -38,6 +38,7 @@ func (h HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := h(c); err != nil {
 		c.handleError(err)
 	}
+	c.endSSE()
 }
 
 // Ctx is the request context of a native handler: the request, the response
@@ -71,7 +72,8 @@ type Ctx struct {
 	log       ctxLog       // Logger's handler and logger, made once per pooled Ctx
 	locals    []localValue // values set through a Key, dropped at release
 	timeout   timeoutState
-	location  string // target of a fallback redirect
+	location  string     // target of a fallback redirect
+	sse       *SSEStream // the stream SSE opened, ended when the handler returns
 
 	// The request body, when it has one (see guardBody).
 	orig         *http.Request // the request net/http gave

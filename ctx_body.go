@@ -71,7 +71,13 @@ func refuseOversize(next HandlerFunc) HandlerFunc {
 		if c.bodyOversize {
 			return &BodyError{Err: &http.MaxBytesError{Limit: c.bodyLimit}}
 		}
-		return next(c)
+		err := next(c)
+		if c.sse != nil {
+			// The stream ends before the middleware that wraps its writer
+			// (compress, ETag) finishes and recycles it.
+			c.endSSE()
+		}
+		return err
 	}
 }
 

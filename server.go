@@ -340,6 +340,7 @@ func (a *App) drain(srv *http.Server, front *frontDoor, limiter *connLimiter, cf
 	start := time.Now()
 	a.health.draining.Store(true)
 	a.drainOnce.Do(func() { close(a.drainCh) })
+	a.sse.shutdown() // every open event stream gets its final event and ends
 	log.Info("plinth: draining", "in_flight", front.inflight.Load(), "drain_delay", cfg.DrainDelay, "grace", cfg.ShutdownTimeout)
 	if cfg.DrainDelay > 0 {
 		time.Sleep(cfg.DrainDelay)
