@@ -1,0 +1,160 @@
+// Command wsidle measures the memory of idle WebSocket connections held by a
+// server in another process.
+//
+//	wsidle -serve plinth -addr 127.0.0.1:9300     # the server (plinth, coder, gorilla or gws)
+//	wsidle -dial 127.0.0.1:9300 -n 10000          # the client: baseline, n handshakes, held, measured
+//
+// The client asks the server's /stats (after runtime.GC and
+// debug.FreeOSMemory) before and after opening n connections and prints the
+// difference per connection: RSS (VmRSS of /proc/self/status) and the Go
+// heap plus goroutine stacks in use. The client opens the connections one
+// after another with a raw handshake and never reads from them, so that
+// nothing but the server's idle state is measured. run-ws-idle.sh runs every
+// library in one go.
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/bench/realtime"
+)
+
+type stats struct {
+	RSS        int64 `json:"rss"`
+	HeapStack  int64 `json:"heap_stack"`
+	Stack      int64 `json:"stack"`
+	Goroutines int   `json:"goroutines"`
+}
+
+func main() {
+	serve := flag.String("serve", "", "serve this library's echo server: plinth, coder, gorilla or gws")
+	addr := flag.String("addr", "127.0.0.1:9300", "the server's address (-serve)")
+	dial := flag.String("dial", "", "measure the server at this address")
+	n := flag.Int("n", 10000, "idle connections to hold (-dial)")
+	flag.Parse()
+	switch {
+	case *serve != "":
+		runServer(*serve, *addr)
+	case *dial != "":
+		runClient(*dial, *n)
+	default:
+		flag.Usage()
+		os.Exit(2)
+	}
+}
+
+func measure(w http.ResponseWriter, _ *http.Request) {
+	for range 3 {
+		runtime.GC()
+	}
+	debug.FreeOSMemory()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	s := stats{RSS: rss(), HeapStack: int64(ms.HeapInuse + ms.StackInuse), Stack: int64(ms.StackInuse), Goroutines: runtime.NumGoroutine()}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(s)
+}
+
+func rss() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return -1
+}
+
+func runServer(lib, addr string) {
+	h := realtime.EchoHandler(lib, measure)
+	if app, ok := h.(*plinth.App); ok {
+		app.Config.MaxConnections = plinth.Off // the listener's cap (10,000 by default) would refuse the last ones
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			log.Fatal(err)
+		}
+		log.Fatal(app.Serve(contextForever(), ln))
+	}
+	log.Fatal((&http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}).ListenAndServe())
+}
+
+func getStats(addr string) stats {
+	res, err := http.Get("http://" + addr + "/stats")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer res.Body.Close()
+	var s stats
+	if err := json.NewDecoder(res.Body).Decode(&s); err != nil {
+		log.Fatal(err)
+	}
+	return s
+}
+
+func runClient(addr string, n int) {
+	// Warm the server (first handshake paths, pools) before the baseline.
+	for range 50 {
+		c := handshake(addr)
+		c.Close()
+	}
+	time.Sleep(200 * time.Millisecond)
+	before := getStats(addr)
+	conns := make([]net.Conn, 0, n)
+	for range n {
+		conns = append(conns, handshake(addr))
+	}
+	time.Sleep(time.Second)
+	after := getStats(addr)
+	per := func(a, b int64) float64 { return float64(b-a) / float64(n) / 1024 }
+	fmt.Printf("conns=%d rss_per_conn_kib=%.1f heap_stack_per_conn_kib=%.1f (stack %.1f) goroutines_per_conn=%.2f rss_total_mib=%.1f\n",
+		n, per(before.RSS, after.RSS), per(before.HeapStack, after.HeapStack), per(before.Stack, after.Stack),
+		float64(after.Goroutines-before.Goroutines)/float64(n), float64(after.RSS)/(1<<20))
+	for _, c := range conns {
+		c.Close()
+	}
+}
+
+func handshake(addr string) net.Conn {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var k [16]byte
+	_, _ = rand.Read(k[:])
+	req := "GET /ws HTTP/1.1\r\nHost: " + addr + "\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n" +
+		"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: " + base64.StdEncoding.EncodeToString(k[:]) + "\r\n\r\n"
+	if _, err := io.WriteString(c, req); err != nil {
+		log.Fatal(err)
+	}
+	res, err := http.ReadResponse(bufio.NewReaderSize(c, 512), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if res.StatusCode != http.StatusSwitchingProtocols {
+		log.Fatalf("handshake: status %d", res.StatusCode)
+	}
+	return c
+}
+
+func contextForever() context.Context { return context.Background() }
