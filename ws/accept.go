@@ -75,7 +75,7 @@ func Accept(c *plinth.Ctx, cfg Config) (*Conn, error) {
 		reg.unreserve()
 		return nil, err
 	}
-	conn := newConn(wc, hw.conn, reg, cfg)
+	conn := newConn(wc, hw.conn, reg, cfg, c.Context())
 	if !reg.add(conn) { // the drain started between reserve and add
 		go conn.Close(StatusGoingAway, "server shutting down")
 	}

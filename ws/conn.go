@@ -51,10 +51,19 @@ type Conn struct {
 	timer    *time.Timer
 	once     sync.Once
 	checkUTF bool
+
+	// reqCtx is the request's context (c.Context() at Accept); stop
+	// unregisters the close that its end triggers. Read, Write and Ping
+	// given reqCtx pass the library a context that never ends instead, so
+	// that no per-call watch (context.AfterFunc) is set up: the connection
+	// is closed once, when reqCtx ends.
+	reqCtx context.Context
+	stop   func() bool
 }
 
-func newConn(wc *websocket.Conn, nc net.Conn, reg *registry, cfg Config) *Conn {
-	c := &Conn{wc: wc, nc: nc, reg: reg, checkUTF: !cfg.AllowInvalidUTF8}
+func newConn(wc *websocket.Conn, nc net.Conn, reg *registry, cfg Config, reqCtx context.Context) *Conn {
+	c := &Conn{wc: wc, nc: nc, reg: reg, checkUTF: !cfg.AllowInvalidUTF8, reqCtx: reqCtx}
+	c.stop = context.AfterFunc(reqCtx, func() { _ = c.CloseNow() })
 	if cfg.ReadLimit > 0 {
 		wc.SetReadLimit(cfg.ReadLimit)
 	} else {
@@ -81,12 +90,15 @@ func (c *Conn) keepalive(interval, timeout time.Duration) {
 }
 
 // Read reads the next data message, answering pings and pongs on the way.
+// With ctx the request's context (c.Context(), the usual case) or
+// context.Background() a read allocates only the message; another context
+// costs the library's watch of it per call.
 // An error ends the connection: the peer closed it (CloseStatus tells the
 // code), the read limit was passed (close 1009 sent), a protocol error
 // (1002 sent), invalid UTF-8 in a text message (1007 sent, ErrInvalidUTF8),
 // ctx ended, or the drain closed it (1001).
 func (c *Conn) Read(ctx context.Context) (MessageType, []byte, error) {
-	typ, b, err := c.wc.Read(ctx)
+	typ, b, err := c.wc.Read(c.libCtx(ctx))
 	if err != nil {
 		c.release()
 		return 0, nil, err
@@ -101,12 +113,22 @@ func (c *Conn) Read(ctx context.Context) (MessageType, []byte, error) {
 // Write writes one message; ctx bounds the write (a write that ctx cuts
 // short closes the connection).
 func (c *Conn) Write(ctx context.Context, typ MessageType, p []byte) error {
-	return c.wc.Write(ctx, websocket.MessageType(typ), p)
+	return c.wc.Write(c.libCtx(ctx), websocket.MessageType(typ), p)
 }
 
 // Ping sends a ping and waits for its pong, which arrives only while a Read
 // is in progress.
-func (c *Conn) Ping(ctx context.Context) error { return c.wc.Ping(ctx) }
+func (c *Conn) Ping(ctx context.Context) error { return c.wc.Ping(c.libCtx(ctx)) }
+
+// libCtx is the context given to the library for ctx: the request's
+// context, watched once for the whole connection, becomes one that never
+// ends (no watch per call, no allocation); any other passes through.
+func (c *Conn) libCtx(ctx context.Context) context.Context {
+	if ctx == c.reqCtx {
+		return context.Background()
+	}
+	return ctx
+}
 
 // Close sends a close frame with code and reason (at most 123 bytes), waits
 // up to 5 s for the peer's, and closes the connection. Later calls do
@@ -146,6 +168,7 @@ func (c *Conn) release() {
 		if c.timer != nil {
 			c.timer.Stop()
 		}
+		c.stop()
 		c.reg.remove(c)
 	})
 }

@@ -20,14 +20,16 @@ import (
 // Libs are the servers compared, in the order of the tables.
 var Libs = []string{"plinth", "coder", "gorilla", "gws"}
 
-// EchoHandler returns lib's echo server at /ws; stats, when not nil, is
+// EchoHandler returns lib's echo server at /ws (lib "plinth-noutf8" is
+// Plinth's with Config.AllowInvalidUTF8, to measure the UTF-8 check); stats, when not nil, is
 // served at /stats.
 func EchoHandler(lib string, stats http.HandlerFunc) http.Handler {
 	switch lib {
-	case "plinth":
+	case "plinth", "plinth-noutf8":
+		cfg := ws.Config{MaxConns: plinth.Off, AllowInvalidUTF8: lib == "plinth-noutf8"}
 		app := plinth.New()
 		app.Get("/ws", func(c *plinth.Ctx) error {
-			conn, err := ws.Accept(c, ws.Config{MaxConns: plinth.Off})
+			conn, err := ws.Accept(c, cfg)
 			if err != nil {
 				return err
 			}
