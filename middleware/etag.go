@@ -59,7 +59,9 @@ type ETagConfig struct {
 // their conditional headers are still answered. Responses with another
 // status than 200, responses longer than the maximum body
 // (ETagConfig.MaxBody, 1 MiB by default) and responses the handler flushes
-// (streaming) are passed through untagged, as they come. Other methods are not touched: preconditions of
+// (streaming) are passed through untagged, as they come, as are event
+// streams (Content-Type text/event-stream, plinth's Ctx.SSE) from their
+// first byte. Other methods are not touched: preconditions of
 // unsafe methods (If-Match on PUT or DELETE) belong to the handler, which
 // knows the resource's current tag before changing it.
 //
@@ -178,6 +180,13 @@ func (w *etagWriter) WriteHeader(code int) {
 		w.w.WriteHeader(code)
 		return
 	}
+	if ct := w.w.Header()["Content-Type"]; len(ct) > 0 && strings.HasPrefix(ct[0], "text/event-stream") {
+		// An event stream (plinth's Ctx.SSE) never ends as a body to tag:
+		// it passes through from its first byte, flushed per event.
+		w.mode = etagPass
+		w.w.WriteHeader(code)
+		return
+	}
 	if tag := w.w.Header().Get("Etag"); tag != "" {
 		// The handler chose its own tag: answer the conditionals against it
 		// and otherwise stay out of the way.
@@ -284,6 +293,10 @@ func (w *etagWriter) Flush() {
 		if w.mode == etagBuffer {
 			w.commit()
 		}
+	}
+	if f, ok := w.w.(http.Flusher); ok {
+		f.Flush()
+		return
 	}
 	_ = http.NewResponseController(w.w).Flush()
 }
