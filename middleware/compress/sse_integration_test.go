@@ -2,6 +2,7 @@ package compress_test
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -49,7 +50,9 @@ func TestSSEFlushedPerEvent(t *testing.T) {
 			defer close(proceed)
 			tr := &http.Transport{DisableCompression: true}
 			defer tr.CloseIdleConnections()
-			req, _ := http.NewRequest("GET", srv.URL+"/sse", nil)
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/sse", nil)
 			if coding != "" {
 				req.Header.Set("Accept-Encoding", coding)
 			}
