@@ -6,15 +6,17 @@ import (
 	"github.com/plinth-go/plinth"
 )
 
-// registry holds the open connections of one App. One goroutine per App
-// waits for the drain and sends every connection close 1001; connections do
-// not each wait.
+// registry holds the open connections of one App. While it holds any, one
+// goroutine per App waits for the drain and sends every connection close
+// 1001; connections do not each wait, and an App without connections has no
+// goroutine waiting.
 type registry struct {
 	mu       sync.Mutex
 	conns    map[*Conn]struct{}
 	reserved int // reserve calls not yet matched by add or unreserve
 	draining bool
 	drain    <-chan struct{} // the App's Draining (nil outside an App)
+	idle     chan struct{}   // closed when the last connection goes: the watcher returns
 }
 
 var (
@@ -32,13 +34,16 @@ func registryOf(app *plinth.App) *registry {
 	registries[app] = r
 	if app != nil {
 		r.drain = app.Draining()
-		go r.watch(r.drain)
 	}
 	return r
 }
 
-func (r *registry) watch(drain <-chan struct{}) {
-	<-drain
+func (r *registry) watch(drain <-chan struct{}, idle <-chan struct{}) {
+	select {
+	case <-drain:
+	case <-idle:
+		return
+	}
 	r.mu.Lock()
 	r.draining = true
 	conns := make([]*Conn, 0, len(r.conns))
@@ -84,13 +89,24 @@ func (r *registry) add(c *Conn) bool {
 		return false
 	}
 	r.conns[c] = struct{}{}
+	if len(r.conns) == 1 && r.drain != nil {
+		r.idle = make(chan struct{})
+		go r.watch(r.drain, r.idle)
+	}
 	return true
 }
 
 func (r *registry) remove(c *Conn) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.conns[c]; !ok {
+		return
+	}
 	delete(r.conns, c)
-	r.mu.Unlock()
+	if len(r.conns) == 0 && r.idle != nil {
+		close(r.idle)
+		r.idle = nil
+	}
 }
 
 func (r *registry) isDraining() bool {

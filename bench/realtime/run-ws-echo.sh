@@ -27,4 +27,13 @@ run() {
 }
 export -f run
 export bin rounds secs
-flock /tmp/plinth-wallclock.lock bash -c run
+out=$(mktemp)
+flock /tmp/plinth-wallclock.lock bash -c run | tee "$out"
+# Median over the rounds per library and size, and Plinth's ratio to coder (the library underneath).
+echo "median of $rounds rounds:"
+sed -E 's/round=[0-9]+ lib=([a-z]+) +conns=50 size=([0-9]+) msgs_per_s=([0-9]+) allocs_per_msg=([0-9.]+)/\2 \1 \3 \4/' "$out" |
+  grep -E '^[0-9]+ ' | sort -k1,1n -k2,2 -k3,3n |
+  awk '{k=$1" "$2; v[k]=v[k]" "$3; a[k]=$4} END {for (k in v) {n=split(v[k], x, " "); print k, x[int((n+1)/2)], a[k]}}' |
+  sort -k1,1n -k2,2 | awk '{m[$1" "$2]=$3; print "size=" $1, "lib=" $2, "msgs_per_s=" $3, "allocs_per_msg=" $4}
+    END {for (s in m) if (s ~ / plinth$/) {split(s, p, " "); printf "size=%s plinth/coder throughput ratio %.2f\n", p[1], m[s]/m[p[1]" coder"]}}'
+rm -f "$out"
