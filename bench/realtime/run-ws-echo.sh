@@ -29,11 +29,24 @@ export -f run
 export bin rounds secs
 out=$(mktemp)
 flock /tmp/plinth-wallclock.lock bash -c run | tee "$out"
-# Median over the rounds per library and size, and Plinth's ratio to coder (the library underneath).
-echo "median of $rounds rounds:"
-sed -E 's/round=[0-9]+ lib=([a-z]+) +conns=50 size=([0-9]+) msgs_per_s=([0-9]+) allocs_per_msg=([0-9.]+)/\2 \1 \3 \4/' "$out" |
-  grep -E '^[0-9]+ ' | sort -k1,1n -k2,2 -k3,3n |
-  awk '{k=$1" "$2; v[k]=v[k]" "$3; a[k]=$4} END {for (k in v) {n=split(v[k], x, " "); print k, x[int((n+1)/2)], a[k]}}' |
-  sort -k1,1n -k2,2 | awk '{m[$1" "$2]=$3; print "size=" $1, "lib=" $2, "msgs_per_s=" $3, "allocs_per_msg=" $4}
-    END {for (s in m) if (s ~ / plinth$/) {split(s, p, " "); printf "size=%s plinth/coder throughput ratio %.2f\n", p[1], m[s]/m[p[1]" coder"]}}'
+# Per library and size: the median over the rounds; and Plinth's throughput over coder's (the library
+# underneath) in each round, whose median is the figure to read (the rounds alternate, so both saw the same load).
+echo "summary of $rounds rounds:"
+awk '/^round=/ {
+  split($1, r, "="); split($2, l, "="); split($4, z, "="); split($5, m, "="); split($6, a, "=")
+  k = z[2] " " l[2]; v[k] = v[k] " " m[2]; al[k] = a[2]; t[r[2] " " k] = m[2]; rounds[r[2]] = 1; sizes[z[2]] = 1
+}
+function median(str,   x, n, i, j, tmp) {
+  n = split(str, x, " ")
+  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] + 0 < x[i] + 0) { tmp = x[i]; x[i] = x[j]; x[j] = tmp }
+  return x[int((n + 1) / 2)]
+}
+END {
+  for (k in v) printf "size=%s lib=%s median_msgs_per_s=%d allocs_per_msg=%s\n", substr(k, 1, index(k, " ") - 1), substr(k, index(k, " ") + 1), median(v[k]), al[k]
+  for (sz in sizes) {
+    rs = ""
+    for (rd in rounds) if (t[rd " " sz " coder"] > 0) rs = rs " " sprintf("%.3f", t[rd " " sz " plinth"] / t[rd " " sz " coder"])
+    printf "size=%s plinth/coder per-round ratios:%s; median %.2f\n", sz, rs, median(rs)
+  }
+}' "$out" | sort
 rm -f "$out"
