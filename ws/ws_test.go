@@ -430,3 +430,23 @@ func TestCloseStatus(t *testing.T) {
 		t.Error("unexpected ErrInvalidUTF8")
 	}
 }
+
+// The body limit and the body read pacing do not apply to a WebSocket: a
+// message far over a 16-byte body limit, sent slowly after the body read
+// timeout, is echoed.
+func TestBodyLimitsDoNotApply(t *testing.T) {
+	t.Parallel()
+	app := newApp(ws.Config{})
+	app.SetBodyLimit(16)
+	app.Config.BodyReadTimeout = 200 * time.Millisecond
+	s := serve(t, app)
+	c := dialRaw(t, s.addr, "/ws")
+	time.Sleep(400 * time.Millisecond)
+	msg := bytes.Repeat([]byte("z"), 4096)
+	c.frame(false, 0, 0x2, msg[:2048], true)
+	time.Sleep(300 * time.Millisecond)
+	c.frame(true, 0, 0x0, msg[2048:], true)
+	if op, p := c.message(); op != 0x2 || !bytes.Equal(p, msg) {
+		t.Fatalf("echo: op %d, %d bytes", op, len(p))
+	}
+}
