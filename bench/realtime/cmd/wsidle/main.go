@@ -31,11 +31,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/plinth-go/plinth"
@@ -58,8 +60,11 @@ func main() {
 	echo := flag.Int("echo", 0, "instead of idle connections, this many connections echo in lock-step (-dial)")
 	size := flag.Int("size", 64, "message size of -echo, bytes")
 	dur := flag.Duration("d", 5*time.Second, "duration of -echo")
+	count := flag.Int("count", 0, "with -echo: this many messages per connection instead of -d, and no /stats (for run-ws-instr.sh)")
 	flag.Parse()
 	switch {
+	case *dial != "" && *echo > 0 && *count > 0:
+		runCount(*dial, *echo, *size, *count)
 	case *dial != "" && *echo > 0:
 		runEcho(*dial, *echo, *size, *dur)
 	case *serve != "":
@@ -72,7 +77,10 @@ func main() {
 	}
 }
 
-func measure(w http.ResponseWriter, _ *http.Request) {
+func measure(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Has("quit") { // run-ws-instr.sh: exit cleanly under callgrind (a signal upsets it)
+		os.Exit(0)
+	}
 	for range 3 {
 		runtime.GC()
 	}
@@ -98,17 +106,40 @@ func rss() int64 {
 	return -1
 }
 
+// runServer serves until SIGTERM or SIGINT, then exits 0 (so that a
+// profiler around it writes its output).
 func runServer(lib, addr string) {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
 	h := realtime.EchoHandler(lib, measure)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Fatal(err)
+	}
 	if app, ok := h.(*plinth.App); ok {
 		app.Config.MaxConnections = plinth.Off // the listener's cap (10,000 by default) would refuse the last ones
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			log.Fatal(err)
-		}
-		log.Fatal(app.Serve(contextForever(), ln))
+		app.Config.ShutdownTimeout = time.Second
+		_ = app.Serve(ctx, ln)
+		os.Exit(0)
 	}
-	log.Fatal((&http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}).ListenAndServe())
+	go func() { log.Fatal((&http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}).Serve(ln)) }()
+	<-ctx.Done()
+	os.Exit(0)
+}
+
+// runCount: conns connections each echo count messages in lock-step.
+func runCount(addr string, conns, size, count int) {
+	var wg sync.WaitGroup
+	for range conns {
+		c := newEchoConn(addr, size)
+		wg.Go(func() {
+			for range count {
+				c.roundTrip()
+			}
+			c.nc.Close()
+		})
+	}
+	wg.Wait()
 }
 
 func getStats(addr string) stats {
@@ -168,8 +199,6 @@ func handshake(addr string) net.Conn {
 	}
 	return c
 }
-
-func contextForever() context.Context { return context.Background() }
 
 func runEcho(addr string, conns, size int, d time.Duration) {
 	clients := make([]*echoConn, conns)
