@@ -12,7 +12,8 @@ package bench
 //   - TestSSEIdleMemory (with PLINTH_BENCH_SSE_MEM=1): heap and stack after
 //     GC per idle stream, 1,000 streams, plain and gzip, less the same
 //     number of bare loopback connection pairs (the client side and the
-//     TCP connections themselves, which any server pays).
+//     TCP connections themselves, which any server pays); also gzip at
+//     level 1 (compress.Config.Levels).
 //
 // Run:
 //
@@ -50,10 +51,19 @@ import (
 // sseBenchApp returns an App (New's default layer, compress when gz) with
 // GET /sse running fn on an open stream.
 func sseBenchApp(gz bool, fn func(c *plinth.Ctx, s *plinth.SSEStream) error) *plinth.App {
+	return sseBenchAppLevel(gz, 0, fn)
+}
+
+// sseBenchAppLevel is sseBenchApp with gzip at level (0: the default).
+func sseBenchAppLevel(gz bool, level int, fn func(c *plinth.Ctx, s *plinth.SSEStream) error) *plinth.App {
 	app := plinth.New()
 	app.Logger = slog.New(slog.DiscardHandler)
 	if gz {
-		app.Use(compress.New(compress.Config{}))
+		cfg := compress.Config{}
+		if level != 0 {
+			cfg.Levels = map[string]int{compress.Gzip: level}
+		}
+		app.Use(compress.New(cfg))
 	}
 	app.Get("/sse", func(c *plinth.Ctx) error {
 		s, err := c.SSE(plinth.SSEConfig{Heartbeat: plinth.Off})
@@ -310,9 +320,17 @@ func TestSSEIdleMemory(t *testing.T) {
 		return float64(after-before) / sseStreams
 	}()
 	t.Logf("bare loopback connection pair (client conn + server goroutine): %.0f B", base)
-	for _, m := range sseModes() {
+	modes := append(sseModes(), struct {
+		name string
+		gz   bool
+	}{"gzip-level-1", true})
+	for _, m := range modes {
+		level := 0
+		if m.name == "gzip-level-1" {
+			level = 1
+		}
 		var opened sync.WaitGroup
-		app := sseBenchApp(m.gz, func(c *plinth.Ctx, s *plinth.SSEStream) error {
+		app := sseBenchAppLevel(m.gz, level, func(c *plinth.Ctx, s *plinth.SSEStream) error {
 			if err := s.Comment("ready"); err != nil {
 				return err
 			}
