@@ -77,7 +77,7 @@ func Accept(c *plinth.Ctx, cfg Config) (*Conn, error) {
 	}
 	conn := newConn(wc, hw.conn, reg, cfg, c.Context())
 	if !reg.add(conn) { // the drain started between reserve and add
-		go conn.Close(StatusGoingAway, "server shutting down")
+		go conn.goAway()
 	}
 	return conn, nil
 }

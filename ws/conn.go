@@ -149,6 +149,21 @@ func (c *Conn) CloseNow() error {
 	return err
 }
 
+// DrainCloseWait is how long a connection told to go away by the drain
+// (close 1001) waits for the peer's close frame before its socket is
+// closed, so that handlers return well inside the grace period.
+const DrainCloseWait = time.Second
+
+// goAway sends close 1001 and waits at most DrainCloseWait for the peer's
+// answer (the library alone would wait 5 s).
+func (c *Conn) goAway() {
+	if c.nc != nil {
+		t := time.AfterFunc(DrainCloseWait, func() { _ = c.nc.Close() })
+		defer t.Stop()
+	}
+	_ = c.Close(StatusGoingAway, "server shutting down")
+}
+
 // Subprotocol returns the subprotocol chosen, or "".
 func (c *Conn) Subprotocol() string { return c.wc.Subprotocol() }
 

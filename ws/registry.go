@@ -52,7 +52,7 @@ func (r *registry) watch(drain <-chan struct{}, idle <-chan struct{}) {
 	}
 	r.mu.Unlock()
 	for _, c := range conns {
-		go c.Close(StatusGoingAway, "server shutting down")
+		go c.goAway()
 	}
 }
 

@@ -450,3 +450,35 @@ func TestBodyLimitsDoNotApply(t *testing.T) {
 		t.Fatalf("echo: op %d, %d bytes", op, len(p))
 	}
 }
+
+// A peer that never answers the drain's close 1001 is dropped after
+// DrainCloseWait: the handlers return and Serve ends well inside the grace.
+func TestDrainSilentPeer(t *testing.T) {
+	t.Parallel()
+	app := newApp(ws.Config{})
+	app.Config.ShutdownTimeout = 4 * time.Second
+	s := serve(t, app)
+	conns := make([]*rawClient, 20)
+	for i := range conns {
+		conns[i] = dialRaw(t, s.addr, "/ws")
+	}
+	start := time.Now()
+	s.cancel()
+	for _, c := range conns {
+		if code := c.expectClose(); code != 1001 { // read the 1001, never answer it
+			t.Errorf("close %d, want 1001", code)
+		}
+	}
+	select {
+	case err := <-s.done:
+		s.done <- err
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+	if d := time.Since(start); d > ws.DrainCloseWait+2*time.Second {
+		t.Errorf("drain took %s with silent peers, want about DrainCloseWait (%s)", d, ws.DrainCloseWait)
+	}
+}
