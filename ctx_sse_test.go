@@ -372,3 +372,40 @@ func TestSSEEndsWithHandler(t *testing.T) {
 		t.Errorf("%d streams still registered", len(app.sse.streams))
 	}
 }
+
+// Over HTTP/2 (h2c here) a stream is flushed per event the same way.
+func TestSSEOverHTTP2(t *testing.T) {
+	t.Parallel()
+	proceed := make(chan struct{})
+	app := sseApp(SSEConfig{Heartbeat: Off}, func(c *Ctx, s *SSEStream) error {
+		if err := s.Send(Event{Data: "first"}); err != nil {
+			return err
+		}
+		select {
+		case <-proceed:
+		case <-s.Done():
+		}
+		return nil
+	})
+	app.Config.H2C = true
+	s := serveApp(t, app, listenLocal(t))
+	defer close(proceed)
+	tr := &http.Transport{Protocols: new(http.Protocols)}
+	tr.Protocols.SetUnencryptedHTTP2(true)
+	defer tr.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(t.Context(), soon)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.url+"/sse", nil)
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("served over %s, want HTTP/2", resp.Proto)
+	}
+	cl := &sseClient{resp: resp, br: bufio.NewReader(resp.Body)}
+	if got := cl.next(t, soon); got != "data: first\n\n" {
+		t.Errorf("first event over HTTP/2: %q", got)
+	}
+}
