@@ -74,6 +74,30 @@ func EchoHandler(lib string, stats http.HandlerFunc) http.Handler {
 				}
 			}
 		})
+	case "coder-detached":
+		// Not a peer: what a handler that returns after the upgrade, its
+		// reads on a fresh goroutine, would hold (docs/realtime.md, "what it
+		// would take").
+		mux.HandleFunc("/ws", func(w http.ResponseWriter, r *http.Request) {
+			conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+			if err != nil {
+				return
+			}
+			conn.SetReadLimit(64 << 10)
+			go func() {
+				defer conn.CloseNow()
+				ctx := context.Background()
+				for {
+					typ, msg, err := conn.Read(ctx)
+					if err != nil {
+						return
+					}
+					if err := conn.Write(ctx, typ, msg); err != nil {
+						return
+					}
+				}
+			}()
+		})
 	case "gorilla":
 		up := gorilla.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 		mux.HandleFunc("/ws", func(w http.ResponseWriter, r *http.Request) {
