@@ -1,6 +1,8 @@
 package ws
 
 import (
+	"context"
+	"fmt"
 	"sync"
 
 	"github.com/plinth-go/plinth"
@@ -17,6 +19,8 @@ type registry struct {
 	draining bool
 	drain    <-chan struct{} // the App's Draining (nil outside an App)
 	idle     chan struct{}   // closed when the last connection goes: the watcher returns
+
+	detached sync.WaitGroup // goroutines of detached connections (Conn.Detach)
 }
 
 var (
@@ -116,4 +120,26 @@ func (r *registry) isDraining() bool {
 	default:
 		return false
 	}
+}
+
+// Attach installs ws on app: after the drain, Serve and Run wait (within
+// what is left of the grace period) for the goroutines of detached
+// connections (Conn.Detach) to return, as they wait for handlers in
+// flight. Connections kept by their handler need no Attach. Call it before
+// the App serves.
+func Attach(app *plinth.App) {
+	reg := registryOf(app)
+	app.OnStop(func(ctx context.Context) error {
+		done := make(chan struct{})
+		go func() {
+			reg.detached.Wait()
+			close(done)
+		}()
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("ws: detached WebSocket connections still open at the end of the grace period: %w", ctx.Err())
+		}
+	})
 }

@@ -482,3 +482,70 @@ func TestDrainSilentPeer(t *testing.T) {
 		t.Errorf("drain took %s with silent peers, want about DrainCloseWait (%s)", d, ws.DrainCloseWait)
 	}
 }
+
+// A detached connection: the handler returns at once, the echo runs on its
+// own goroutine, past the handler timeout; the drain sends it 1001 and,
+// with Attach, Serve waits for it.
+func TestDetach(t *testing.T) {
+	t.Parallel()
+	app := plinth.New()
+	app.HandlerTimeout = 200 * time.Millisecond
+	app.Config.ShutdownTimeout = 5 * time.Second
+	ws.Attach(app)
+	returned := make(chan struct{}, 10)
+	served := make(chan struct{}, 10)
+	app.Get("/ws", func(c *plinth.Ctx) error {
+		conn, err := ws.Accept(c, ws.Config{})
+		if err != nil {
+			return err
+		}
+		conn.Detach(func(conn *ws.Conn) {
+			defer func() {
+				time.Sleep(300 * time.Millisecond) // Serve must wait for this
+				served <- struct{}{}
+			}()
+			for {
+				typ, msg, err := conn.Read(context.Background())
+				if err != nil {
+					return
+				}
+				if err := conn.Write(context.Background(), typ, msg); err != nil {
+					return
+				}
+			}
+		})
+		returned <- struct{}{}
+		return nil
+	})
+	s := serve(t, app)
+	c := dialRaw(t, s.addr, "/ws")
+	select {
+	case <-returned:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler did not return after Detach")
+	}
+	time.Sleep(400 * time.Millisecond) // past the handler timeout
+	c.send(0x1, []byte("detached"))
+	if op, p := c.message(); op != 0x1 || string(p) != "detached" {
+		t.Fatalf("echo: op %d %q", op, p)
+	}
+	s.cancel()
+	if code := c.expectClose(); code != 1001 {
+		t.Errorf("close %d, want 1001", code)
+	}
+	c.closeReply(1001)
+	select {
+	case err := <-s.done:
+		s.done <- err
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+	select {
+	case <-served:
+	default:
+		t.Error("Serve returned before the detached connection's goroutine")
+	}
+}

@@ -21,10 +21,38 @@ import (
 var Libs = []string{"plinth", "coder", "gorilla", "gws"}
 
 // EchoHandler returns lib's echo server at /ws (lib "plinth-noutf8" is
-// Plinth's with Config.AllowInvalidUTF8, to measure the UTF-8 check); stats, when not nil, is
+// Plinth's with Config.AllowInvalidUTF8, to measure the UTF-8 check;
+// "plinth-detached" uses Conn.Detach, "coder-detached" the same shape on raw
+// coder); stats, when not nil, is
 // served at /stats.
 func EchoHandler(lib string, stats http.HandlerFunc) http.Handler {
 	switch lib {
+	case "plinth-detached":
+		app := plinth.New()
+		ws.Attach(app)
+		app.Get("/ws", func(c *plinth.Ctx) error {
+			conn, err := ws.Accept(c, ws.Config{MaxConns: plinth.Off})
+			if err != nil {
+				return err
+			}
+			conn.Detach(func(conn *ws.Conn) {
+				ctx := context.Background()
+				for {
+					typ, msg, err := conn.Read(ctx)
+					if err != nil {
+						return
+					}
+					if err := conn.Write(ctx, typ, msg); err != nil {
+						return
+					}
+				}
+			})
+			return nil
+		})
+		if stats != nil {
+			app.Handle("/stats", stats)
+		}
+		return app
 	case "plinth", "plinth-noutf8":
 		cfg := ws.Config{MaxConns: plinth.Off, AllowInvalidUTF8: lib == "plinth-noutf8"}
 		app := plinth.New()
