@@ -147,8 +147,8 @@ func originAllowed(r *http.Request, patterns []string) bool {
 
 // acceptOffStack runs the library's handshake on a short-lived goroutine
 // and waits for it. The handshake's call chain is deep; run on the handler's
-// goroutine, below Plinth's middleware, it would grow that goroutine's stack
-// to 16 KiB for the whole life of the connection (the GC only halves a stack
+// goroutine, below Plinth's middleware, it would double that goroutine's
+// stack for the whole life of the connection (the GC only halves a stack
 // whose use is under a quarter). Measured by bench/realtime/run-ws-idle.sh.
 func acceptOffStack(w http.ResponseWriter, r *http.Request, opts *websocket.AcceptOptions) (*websocket.Conn, error) {
 	type result struct {

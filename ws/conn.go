@@ -167,15 +167,15 @@ func (c *Conn) goAway() {
 
 // Detach hands the connection to serve, run on a new goroutine, so that
 // the handler can return at once: net/http's state of the request, the
-// Plinth Ctx and the handler's stack are released, which saves about 7 KiB
-// per idle connection (docs/realtime.md). Call it from the handler, right
+// Plinth Ctx and the handler's stack are released, which an idle
+// connection no longer holds (measured in docs/realtime.md). Call it from the handler, right
 // after Accept, and return; the handler must not use conn afterwards.
 // serve owns the connection (it is closed when serve returns) and reads
 // with context.Background() or a context of its own (the request's has
 // ended). The drain still sends it close 1001; for Serve and Run to wait
 // for detached connections to end, install ws on the App with Attach.
 func (c *Conn) Detach(serve func(conn *Conn)) {
-	c.unwatch() // the request's context ends when the handler returns: no longer the connection's
+	c.unwatch()    // the request's context ends when the handler returns: no longer the connection's
 	c.reqCtx = nil // and nothing of the request stays reachable
 	c.reg.detached.Add(1)
 	go func() {

@@ -26,8 +26,8 @@ func newApp() *plinth.App {
 
 // echo sends every WebSocket message back as it came (text or binary). The
 // handler returns at once: Detach runs the echo on a goroutine of its own,
-// which holds an idle connection in about 9 KiB less than a handler parked
-// in Read (docs/realtime.md); ws.Attach in newApp makes the drain wait for it.
+// which holds an idle connection in less memory than a handler parked in
+// Read (docs/realtime.md); ws.Attach in newApp makes the drain wait for it.
 func echo(c *plinth.Ctx) error {
 	conn, err := ws.Accept(c, ws.Config{})
 	if err != nil {
