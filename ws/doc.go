@@ -18,7 +18,10 @@
 //     hijacked connection's deadlines are cleared; body limits never apply;
 //   - keepalive pings by a timer (no goroutine per idle connection), and a
 //     connection whose pong does not come back in PongTimeout is closed;
-//   - text messages with invalid UTF-8 are refused with close 1007.
+//   - text messages with invalid UTF-8 are refused with close 1007;
+//   - Conn.Detach serves a connection on a goroutine of its own so that the
+//     handler returns and an idle connection holds less memory; Attach makes
+//     the drain wait for detached connections.
 //
 // A handler:
 //
