@@ -409,3 +409,30 @@ func TestSSEOverHTTP2(t *testing.T) {
 		t.Errorf("first event over HTTP/2: %q", got)
 	}
 }
+
+// A handler that panics after opening a stream: the recovery layer ends the
+// stream (no heartbeat after the panic) and aborts the connection.
+func TestSSEPanicEndsStream(t *testing.T) {
+	kept := make(chan *SSEStream, 1)
+	app := sseApp(SSEConfig{Heartbeat: time.Millisecond}, func(c *Ctx, s *SSEStream) error {
+		kept <- s
+		panic("boom")
+	})
+	func() {
+		defer func() {
+			if p := recover(); p != http.ErrAbortHandler {
+				t.Errorf("panic %v, want http.ErrAbortHandler", p)
+			}
+		}()
+		app.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/sse", nil))
+	}()
+	s := <-kept
+	if err := s.Comment("after"); !errors.Is(err, ErrSSEClosed) {
+		t.Errorf("Comment after the panic: %v, want ErrSSEClosed", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.ended {
+		t.Error("the stream was not ended by the recovery layer")
+	}
+}

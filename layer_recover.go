@@ -15,6 +15,9 @@ func recoverPanic(c *Ctx) {
 	if p == nil {
 		return
 	}
+	if c.sse != nil {
+		c.endSSE() // no heartbeat may write while net/http closes the connection
+	}
 	if p == http.ErrAbortHandler {
 		panic(p)
 	}
