@@ -78,6 +78,7 @@ func (a *App) Run() error {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	hup := up.signals(cfg, upOn, sig)
+	served, pause := gated(lns, func() { a.whenReady(ctx, cfg, log, inh.readyW) })
 	done := make(chan struct{})
 	var watcher sync.WaitGroup
 	watcher.Go(func() {
@@ -107,6 +108,8 @@ func (a *App) Run() error {
 					log.Error("plinth: in-place upgrade failed; still serving", "error", err)
 					continue
 				}
+				pause() // the new process accepts from now on
+				time.Sleep(handoverSettle)
 				stop()
 				break wait
 			case <-done:
@@ -120,7 +123,7 @@ func (a *App) Run() error {
 		case <-done:
 		}
 	})
-	err = a.serve(ctx, gated(lns, func() { a.whenReady(ctx, cfg, log, inh.readyW) }), cfg)
+	err = a.serve(ctx, served, cfg)
 	signal.Stop(sig)
 	close(done)
 	watcher.Wait()

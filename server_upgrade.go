@@ -148,30 +148,55 @@ func fileListeners(n int, names []string) ([]net.Listener, error) {
 
 // readyGate calls its function once every listener handed to serve has
 // entered Accept: the OnStart hooks have then succeeded and the accept
-// loops run.
+// loops run. It also stops the accepting, for a handover.
 type readyGate struct {
-	left atomic.Int64
-	fn   func()
+	left   atomic.Int64
+	fn     func()
+	paused atomic.Bool
+	lns    []*readyListener
 }
 
-// gated wraps lns so that g fires when each of them has been accepted on
-// once.
-func gated(lns []net.Listener, fn func()) []net.Listener {
+// gated wraps lns so that fn is called when each of them has been accepted
+// on once; pause stops them accepting without closing them (see
+// readyListener).
+func gated(lns []net.Listener, fn func()) (wrapped []net.Listener, pause func()) {
 	g := &readyGate{fn: fn}
 	g.left.Store(int64(len(lns)))
 	out := make([]net.Listener, len(lns))
 	for i, ln := range lns {
-		out[i] = &readyListener{Listener: ln, gate: g}
+		rl := &readyListener{Listener: ln, gate: g, closed: make(chan struct{})}
+		g.lns = append(g.lns, rl)
+		out[i] = rl
 	}
-	return out
+	return out, g.pause
+}
+
+// pause makes this process stop accepting: the sockets stay open (the new
+// process accepts on them), and an Accept blocked in the poller is woken
+// by a deadline in the past, which only this process's descriptor sees.
+func (g *readyGate) pause() {
+	g.paused.Store(true)
+	for _, l := range g.lns {
+		if d, ok := l.Listener.(interface{ SetDeadline(time.Time) error }); ok {
+			_ = d.SetDeadline(time.Now())
+		}
+	}
 }
 
 // readyListener reports its first Accept to its gate; after that it is the
-// listener it wraps, for one atomic load per connection.
+// listener it wraps, for one atomic load per connection, until the gate
+// pauses it: its Accept then waits for Close. A handover pauses the old
+// process before it drains: net/http's Shutdown drops, without an answer,
+// a request it reads after the shutdown began (net/http server.go, the
+// shuttingDown check after readRequest), so a connection accepted in the
+// last instant would fail; paused, the old process accepts none, the new
+// one takes them all.
 type readyListener struct {
 	net.Listener
-	gate *readyGate
-	once sync.Once
+	gate      *readyGate
+	once      sync.Once
+	closeOnce sync.Once
+	closed    chan struct{}
 }
 
 func (l *readyListener) Accept() (net.Conn, error) {
@@ -180,12 +205,36 @@ func (l *readyListener) Accept() (net.Conn, error) {
 			go l.gate.fn()
 		}
 	})
-	return l.Listener.Accept()
+	for {
+		if l.gate.paused.Load() {
+			<-l.closed
+			return nil, net.ErrClosed
+		}
+		c, err := l.Listener.Accept()
+		if err != nil && l.gate.paused.Load() {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue // the pause's deadline
+			}
+		}
+		return c, err
+	}
+}
+
+func (l *readyListener) Close() error {
+	l.closeOnce.Do(func() { close(l.closed) })
+	return l.Listener.Close()
 }
 
 // Unwrap returns the wrapped listener (for an engine that needs the
 // *net.TCPListener itself).
 func (l *readyListener) Unwrap() net.Listener { return l.Listener }
+
+// handoverSettle is how long the old process, once it stopped accepting,
+// gives the connections it accepted last to send their first request
+// before it drains (see readyListener): a request sent at once arrives
+// within a round trip.
+const handoverSettle = 200 * time.Millisecond
 
 // upgrader runs in-place upgrades for Run.
 type upgrader struct {

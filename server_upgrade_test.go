@@ -62,7 +62,11 @@ func buildUpgradeApp(t *testing.T, version, dst string) {
 			t.Fatal(err)
 		}
 		src = filepath.Join(dir, "app-"+version)
-		out, err := exec.Command("go", "build", "-ldflags", "-X main.version="+version, "-o", src, "./testdata/upgradeapp").CombinedOutput()
+		args := []string{"build", "-ldflags", "-X main.version=" + version, "-o", src}
+		if raceEnabled {
+			args = append(args, "-race") // the upgrade's own code runs in the app
+		}
+		out, err := exec.Command("go", append(args, "./testdata/upgradeapp")...).CombinedOutput()
 		if err != nil {
 			buildMu.Unlock()
 			t.Fatalf("go build testdata/upgradeapp: %v\n%s", err, out)
@@ -274,6 +278,7 @@ type loadStats struct {
 	mu       sync.Mutex
 	failures map[string]int // class -> count
 	examples map[string]string
+	when     []string // the first failures, with their time, to set against the app's log
 	served   map[string]int // "version pid" -> responses
 }
 
@@ -347,11 +352,14 @@ func runLoad(ctx context.Context, addr string, workers int) (*loadStats, func())
 				if tr == keep {
 					conn = "kept-alive transport"
 				}
-				class += " (" + conn + ")"
+				class += " (" + conn + ", " + path + ")"
 				st.mu.Lock()
 				st.failures[class]++
 				if _, ok := st.examples[class]; !ok {
 					st.examples[class] = err.Error()
+				}
+				if len(st.when) < 20 {
+					st.when = append(st.when, time.Now().UTC().Format(time.RFC3339Nano)+" "+class)
 				}
 				st.mu.Unlock()
 			}
@@ -374,6 +382,9 @@ func (st *loadStats) report(t *testing.T) (ok, failed int64) {
 	t.Logf("load: %d requests, %d failed (rate %.6f)", total, failed, float64(failed)/float64(max(total, 1)))
 	for class, n := range st.failures {
 		t.Logf("  failure %q: %d, e.g. %s", class, n, st.examples[class])
+	}
+	for _, w := range st.when {
+		t.Logf("  failed at %s", w)
 	}
 	keys := make([]string, 0, len(st.served))
 	for k := range st.served {
