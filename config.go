@@ -111,9 +111,9 @@ type Config struct {
 	// binary at its own path again, hands it the listening sockets, waits
 	// until it is ready and only then drains (docs/deploy.md). "" (the
 	// default) means on when standard input is not a terminal (systemd, a
-	// container, a supervisor) and off in a terminal, where SIGHUP stops the
-	// process as SIGTERM does; "on" or "off" force it. Off, SIGHUP is
-	// ignored. Serve, with the caller's listener, never upgrades.
+	// supervisor) and off in a terminal, where SIGHUP stops the process as
+	// SIGTERM does, and for PID 1 (a container's init, whose exit would end
+	// the container); "on" or "off" force it. Off, SIGHUP is ignored. Serve, with the caller's listener, never upgrades.
 	// PLINTH_UPGRADE.
 	Upgrade string
 

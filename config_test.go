@@ -35,6 +35,7 @@ var defaultConfig = Config{
 	LivenessPath:      "/livez",
 	ReadinessPath:     "/readyz",
 	ReadinessCacheTTL: time.Second,
+	UpgradeTimeout:    30 * time.Second,
 }
 
 func TestConfigDefaults(t *testing.T) {
@@ -72,6 +73,9 @@ func TestConfigCodeValues(t *testing.T) {
 		ReadinessCacheTTL: 5 * time.Second,
 		H2C:               true,
 		ReusePort:         3,
+		Upgrade:           "off",
+		UpgradeTimeout:    time.Second,
+		PIDFile:           "/run/app.pid",
 	}
 	got, err := in.withEnv(envOf(nil))
 	if err != nil {
@@ -279,6 +283,9 @@ func TestConfigResolvesToItself(t *testing.T) {
 		"TLSKeyFile":        {{"", ""}, {"key.pem", nil}},
 		"H2C":               {{false, false}, {true, true}},
 		"ReusePort":         {{0, 0}, {3, 3}, {Off, nil}},
+		"Upgrade":           {{"", ""}, {"on", "on"}, {"off", "off"}, {"yes", nil}},
+		"UpgradeTimeout":    {{0, DefaultUpgradeTimeout}, {time.Second, time.Second}, {Off, nil}},
+		"PIDFile":           {{"", ""}, {"/run/app.pid", "/run/app.pid"}},
 		"Logger":            {{(*slog.Logger)(nil), (*slog.Logger)(nil)}, {logger, logger}},
 	}
 	typ := reflect.TypeFor[Config]()

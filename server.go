@@ -70,7 +70,7 @@ func (a *App) Run() error {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	up := &upgrader{cfg: cfg, log: log, exe: exe, lns: lns}
-	upOn := upgradeOn(cfg, stdinTerminal)
+	upOn := upgradeOn(cfg, stdinTerminal, os.Getpid())
 	if upOn && exeErr != nil {
 		log.Error("plinth: in-place upgrade off: cannot find this binary's path", "error", exeErr)
 		upOn = false

@@ -35,16 +35,17 @@ const (
 	readyFDEnv = "PLINTH_READY_FD"
 )
 
-// upgradeOn says whether SIGHUP upgrades, from Config.Upgrade and whether
-// standard input is a terminal.
-func upgradeOn(cfg Config, stdinTerminal func() bool) bool {
+// upgradeOn says whether SIGHUP upgrades, from Config.Upgrade, whether
+// standard input is a terminal and whether the process is PID 1 (a
+// container's init: its exit ends the container, the new process with it).
+func upgradeOn(cfg Config, stdinTerminal func() bool, pid int) bool {
 	switch cfg.Upgrade {
 	case "on":
 		return true
 	case "off":
 		return false
 	}
-	return upgradeSupported && !stdinTerminal()
+	return upgradeSupported && pid != 1 && !stdinTerminal()
 }
 
 // inheritance is what a process got from its starter: sockets and, for an
