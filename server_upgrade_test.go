@@ -278,7 +278,7 @@ type loadStats struct {
 	mu       sync.Mutex
 	failures map[string]int // class -> count
 	examples map[string]string
-	when     []string // the first failures, with their time, to set against the app's log
+	when     []string       // the first failures, with their time, to set against the app's log
 	served   map[string]int // "version pid" -> responses
 }
 
