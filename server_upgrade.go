@@ -333,6 +333,3 @@ func (u *upgrader) signals(cfg Config, on bool, stopSig chan os.Signal) chan os.
 	}
 	return nil
 }
-
-// errUpgradeUnsupported is the attempt's error where upgrades cannot work.
-var errUpgradeUnsupported = errors.New("plinth: in-place upgrade is not supported on this system")

@@ -3,9 +3,13 @@
 package plinth
 
 import (
+	"errors"
 	"net"
 	"time"
 )
+
+// errUpgradeUnsupported is the attempt's error where upgrades cannot work.
+var errUpgradeUnsupported = errors.New("plinth: in-place upgrade is not supported on this system")
 
 const upgradeSupported = false
 
