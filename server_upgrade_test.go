@@ -463,16 +463,20 @@ func TestUpgradeUnderLoad(t *testing.T) {
 	syscall.Kill(pid2, syscall.SIGHUP)
 	line := r.waitLog(10*time.Second, `"level":"ERROR"`, "upgrade failed", "exited before it was ready", "exit status 3")
 	t.Logf("failed upgrade logged: %s", line)
+	time.Sleep(p)
 	if got := r.pid(); got != pid2 || !alive(pid2) {
 		t.Fatalf("after a failed upgrade the PID file names %d (alive: %v), want %d", got, alive(pid2), pid2)
 	}
-	time.Sleep(p)
+	if body, err := r.get("/version"); err != nil || body != "v2 "+strconv.Itoa(pid2) {
+		t.Fatalf("after a failed upgrade /version = %q, %v; want the old process %d", body, err, pid2)
+	}
 
 	// 4: a binary that never gets ready (UpgradeTimeout 2s), and holds the
 	// sockets meanwhile.
 	putScript(t, bin, "exec sleep 60")
 	syscall.Kill(pid2, syscall.SIGHUP)
 	r.waitLog(10*time.Second, `"level":"ERROR"`, "upgrade failed", "was not ready within 2s")
+	time.Sleep(p)
 	if got := r.pid(); got != pid2 || !alive(pid2) {
 		t.Fatalf("after a timed-out upgrade the PID file names %d (alive: %v), want %d", got, alive(pid2), pid2)
 	}
