@@ -27,11 +27,11 @@ import (
 // logs a warning and serves.
 //
 // SIGHUP upgrades in place (Config.Upgrade, on by default when standard
-// input is not a terminal): Run starts the binary at its own path again,
-// hands it the listening sockets, waits until it is ready (its OnStart
-// hooks succeeded, its accept loops run and its readiness checks pass,
-// within Config.UpgradeTimeout) and then drains as on SIGTERM and returns
-// nil. If the new process fails, this one keeps serving, logs why at error
+// input is not a terminal): Run starts the binary at the path it was
+// started by (os.Args[0]) again, hands it the listening sockets, waits
+// until it is ready (its OnStart hooks succeeded, its accept loops run and
+// its readiness checks pass, within Config.UpgradeTimeout) and then drains
+// as on SIGTERM and returns nil. If the new process fails, this one keeps serving, logs why at error
 // level, and a later SIGHUP tries again. In a terminal SIGHUP stops the
 // process as SIGTERM does; with Upgrade "off" it is ignored. Sockets
 // passed by systemd (LISTEN_PID, LISTEN_FDS) are served instead of
@@ -39,7 +39,7 @@ import (
 // (docs/deploy.md). Config.PIDFile names the process serving.
 func (a *App) Run() error {
 	inh, inhErr := takeInheritance() // before anything: the variables must not reach a child
-	exe, exeErr := os.Executable()   // now: a deploy may replace the file later
+	exe, exeErr := selfPath()        // now: a deploy may replace the file later
 	cfg, err := a.configure()
 	if err != nil {
 		return err

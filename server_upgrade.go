@@ -7,8 +7,11 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -46,6 +49,32 @@ func upgradeOn(cfg Config, stdinTerminal func() bool, pid int) bool {
 		return false
 	}
 	return upgradeSupported && pid != 1 && !stdinTerminal()
+}
+
+// selfPath returns the path to start again on an upgrade, taken at start:
+// the path the process was started by (os.Args[0], made absolute, or found
+// in PATH), so that a deploy that switches a symbolic link (current ->
+// releases/v2) is followed at the upgrade; os.Executable, which names the
+// file behind the links, when that path cannot be found.
+func selfPath() (string, error) {
+	if arg := os.Args[0]; arg != "" {
+		var p string
+		var err error
+		if strings.ContainsRune(arg, filepath.Separator) {
+			p, err = filepath.Abs(arg)
+		} else {
+			p, err = exec.LookPath(arg)
+			if err == nil {
+				p, err = filepath.Abs(p)
+			}
+		}
+		if err == nil {
+			if fi, serr := os.Stat(p); serr == nil && fi.Mode().IsRegular() {
+				return p, nil
+			}
+		}
+	}
+	return os.Executable()
 }
 
 // inheritance is what a process got from its starter: sockets and, for an

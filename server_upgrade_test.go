@@ -666,3 +666,43 @@ func TestSocketActivation(t *testing.T) {
 		run(t, startApp(t, cmd, dir, addr))
 	})
 }
+
+// TestUpgradeFollowsSymlink: a deploy that switches a symbolic link
+// (current -> v2/app) is followed: the upgrade starts what the link names
+// now, not the file the process was started from.
+func TestUpgradeFollowsSymlink(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a binary")
+	}
+	dir := t.TempDir()
+	for _, v := range []string{"v1", "v2"} {
+		os.Mkdir(filepath.Join(dir, v), 0o755)
+		buildUpgradeApp(t, v, filepath.Join(dir, v, "app"))
+	}
+	link := filepath.Join(dir, "current")
+	if err := os.Symlink(filepath.Join(dir, "v1", "app"), link); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	r := startApp(t, appCmd(link, "PLINTH_ADDR="+addr, "PLINTH_PID_FILE="+filepath.Join(dir, "pid")), dir, addr)
+	pid := r.waitPID(0, 20*time.Second)
+	tmp := link + ".new"
+	if err := os.Symlink(filepath.Join(dir, "v2", "app"), tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, link); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(pid, syscall.SIGHUP)
+	pid2 := r.waitPID(pid, 10*time.Second)
+	if body, err := r.get("/version"); err != nil || body != "v2 "+strconv.Itoa(pid2) {
+		t.Fatalf("after switching the link and SIGHUP: %q, %v; want v2 from %d", body, err, pid2)
+	}
+	if code := r.reap(pid, 40*time.Second); code != 0 {
+		t.Fatalf("old process exited %d, want 0", code)
+	}
+	syscall.Kill(pid2, syscall.SIGTERM)
+	if code := r.reap(pid2, 40*time.Second); code != 0 {
+		t.Fatalf("exit %d after SIGTERM, want 0", code)
+	}
+}
