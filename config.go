@@ -107,6 +107,28 @@ type Config struct {
 	// two cores, within noise, and its command).
 	ReusePort int
 
+	// Upgrade says whether Run upgrades in place on SIGHUP: it starts the
+	// binary at its own path again, hands it the listening sockets, waits
+	// until it is ready and only then drains (docs/deploy.md). "" (the
+	// default) means on when standard input is not a terminal (systemd, a
+	// supervisor) and off in a terminal, where SIGHUP stops the process as
+	// SIGTERM does, and for PID 1 (a container's init, whose exit would end
+	// the container); "on" or "off" force it. Off, SIGHUP is ignored. Serve, with the caller's listener, never upgrades.
+	// PLINTH_UPGRADE.
+	Upgrade string
+
+	// UpgradeTimeout bounds how long the new process of an upgrade gets to
+	// become ready; past it the new process is killed and the old one keeps
+	// serving. Default 30s. PLINTH_UPGRADE_TIMEOUT.
+	UpgradeTimeout time.Duration
+
+	// PIDFile, when set, is the path of a file holding the PID of the process
+	// currently serving: Run writes it atomically (temporary file, rename)
+	// once the process is ready, an upgraded process over its predecessor's,
+	// and removes it at exit if it still names this process. For systemd's
+	// PIDFile= and deploy scripts. Default "" (none). PLINTH_PID_FILE.
+	PIDFile string
+
 	// Logger receives the startup line and server errors. Nil means the
 	// App's Logger, then slog.Default().
 	Logger *slog.Logger
@@ -124,6 +146,7 @@ const (
 	DefaultMaxConnections    = 10000
 	DefaultShutdownTimeout   = 30 * time.Second
 	DefaultReadinessCacheTTL = time.Second
+	DefaultUpgradeTimeout    = 30 * time.Second
 )
 
 // Off switches a limit or a timeout off where it can be: MaxBodyBytes: Off
@@ -173,6 +196,9 @@ func (c *Config) readEnv(e *envReader) {
 	e.String("PLINTH_TLS_CERT_FILE", &c.TLSCertFile)
 	e.String("PLINTH_TLS_KEY_FILE", &c.TLSKeyFile)
 	e.Bool("PLINTH_H2C", &c.H2C)
+	e.String("PLINTH_UPGRADE", &c.Upgrade)
+	e.Duration("PLINTH_UPGRADE_TIMEOUT", &c.UpgradeTimeout, envconf.ZeroRefused)
+	e.String("PLINTH_PID_FILE", &c.PIDFile)
 }
 
 // withDefaults fills zero fields with the defaults, turns negative values
@@ -212,6 +238,7 @@ func (c *Config) fillDefaults(e *envReader) {
 	required("IdleTimeout", &c.IdleTimeout, DefaultIdleTimeout)
 	required("ShutdownTimeout", &c.ShutdownTimeout, DefaultShutdownTimeout)
 	required("ReadinessCacheTTL", &c.ReadinessCacheTTL, DefaultReadinessCacheTTL)
+	required("UpgradeTimeout", &c.UpgradeTimeout, DefaultUpgradeTimeout)
 	c.DrainDelay = max(c.DrainDelay, 0) // Off and the default are the same: no delay
 	switch {
 	case c.MinBodyRate == 0:
@@ -264,6 +291,9 @@ func (c *Config) check(e *envReader) {
 	}
 	if c.ReusePort < 0 {
 		e.Failf("PLINTH_REUSE_PORT (ReusePort) %d is negative", c.ReusePort)
+	}
+	if u := c.Upgrade; u != "" && u != "on" && u != "off" {
+		e.Failf("PLINTH_UPGRADE (Upgrade)=%q: must be \"on\", \"off\" or empty (on when standard input is not a terminal)", u)
 	}
 }
 

@@ -35,6 +35,7 @@ var defaultConfig = Config{
 	LivenessPath:      "/livez",
 	ReadinessPath:     "/readyz",
 	ReadinessCacheTTL: time.Second,
+	UpgradeTimeout:    30 * time.Second,
 }
 
 func TestConfigDefaults(t *testing.T) {
@@ -72,6 +73,9 @@ func TestConfigCodeValues(t *testing.T) {
 		ReadinessCacheTTL: 5 * time.Second,
 		H2C:               true,
 		ReusePort:         3,
+		Upgrade:           "off",
+		UpgradeTimeout:    time.Second,
+		PIDFile:           "/run/app.pid",
 	}
 	got, err := in.withEnv(envOf(nil))
 	if err != nil {
@@ -279,6 +283,9 @@ func TestConfigResolvesToItself(t *testing.T) {
 		"TLSKeyFile":        {{"", ""}, {"key.pem", nil}},
 		"H2C":               {{false, false}, {true, true}},
 		"ReusePort":         {{0, 0}, {3, 3}, {Off, nil}},
+		"Upgrade":           {{"", ""}, {"on", "on"}, {"off", "off"}, {"yes", nil}},
+		"UpgradeTimeout":    {{0, DefaultUpgradeTimeout}, {time.Second, time.Second}, {Off, nil}},
+		"PIDFile":           {{"", ""}, {"/run/app.pid", "/run/app.pid"}},
 		"Logger":            {{(*slog.Logger)(nil), (*slog.Logger)(nil)}, {logger, logger}},
 	}
 	typ := reflect.TypeFor[Config]()
@@ -375,6 +382,9 @@ var coreVariables = []struct {
 	{"PLINTH_TLS_CERT_FILE", "", nil, "cert.pem"}, // alone: needs the key
 	{"PLINTH_TLS_KEY_FILE", "", nil, ""}, // its error is the same as the cert's: tested alone below
 	{"PLINTH_H2C", "true", func(c Config, _ settings) bool { return c.H2C }, "maybe"},
+	{"PLINTH_UPGRADE", "off", func(c Config, _ settings) bool { return c.Upgrade == "off" }, "yes"},
+	{"PLINTH_UPGRADE_TIMEOUT", "5s", func(c Config, _ settings) bool { return c.UpgradeTimeout == 5*time.Second }, "0"},
+	{"PLINTH_PID_FILE", "/run/app.pid", func(c Config, _ settings) bool { return c.PIDFile == "/run/app.pid" }, ""},
 	{"PLINTH_HANDLER_TIMEOUT", "0", func(_ Config, s settings) bool { return s.handlerTimeout == 0 }, "soon"},
 	{"PLINTH_TRUSTED_PROXIES", "10.0.0.0/8", func(_ Config, s settings) bool { return len(s.trusted) == 1 }, "10.0.0.0/8,nope"},
 	{"PLINTH_FORWARDED_HEADER", "Forwarded", func(_ Config, s settings) bool { return s.forwarded == forwarded }, "X-Real-IP"},

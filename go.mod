@@ -8,4 +8,7 @@ require (
 	golang.org/x/text v0.44.0
 )
 
-require golang.org/x/sys v0.50.0 // indirect
+require (
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/term v0.48.0 // indirect
+)

@@ -25,7 +25,21 @@ import (
 // document and exits the process instead, before listening
 // (server_inspect.go; `plinth routes`, `plinth openapi`); a normal build
 // logs a warning and serves.
+//
+// SIGHUP upgrades in place (Config.Upgrade, on by default when standard
+// input is not a terminal): Run starts the binary at the path it was
+// started by (os.Args[0]) again, hands it the listening sockets, waits
+// until it is ready (its OnStart hooks succeeded, its accept loops run and
+// its readiness checks pass, within Config.UpgradeTimeout) and then drains
+// as on SIGTERM and returns nil. If the new process fails, this one keeps serving, logs why at error
+// level, and a later SIGHUP tries again. In a terminal SIGHUP stops the
+// process as SIGTERM does; with Upgrade "off" it is ignored. Sockets
+// passed by systemd (LISTEN_PID, LISTEN_FDS) are served instead of
+// opening Config.Addr; so are those handed over by an upgrade
+// (docs/deploy.md). Config.PIDFile names the process serving.
 func (a *App) Run() error {
+	inh, inhErr := takeInheritance() // before anything: the variables must not reach a child
+	exe, exeErr := selfPath()        // now: a deploy may replace the file later
 	cfg, err := a.configure()
 	if err != nil {
 		return err
@@ -33,23 +47,74 @@ func (a *App) Run() error {
 	if err := a.inspect(cfg); err != nil { // PLINTH_INSPECT: describe the App and exit
 		return err
 	}
-	lns, err := listen(cfg)
-	if err != nil {
-		return err
+	log := a.logger(cfg)
+	if inhErr != nil {
+		return inhErr
+	}
+	lns := inh.lns
+	if lns == nil {
+		if lns, err = listen(cfg); err != nil {
+			return err
+		}
+	} else {
+		addrs := make([]string, len(lns))
+		for i, ln := range lns {
+			addrs[i] = ln.Addr().String()
+		}
+		msg := "plinth: serving on sockets handed over by the previous process (in-place upgrade), not opening PLINTH_ADDR"
+		if inh.from == "systemd" {
+			msg = "plinth: serving on sockets passed by systemd (socket activation: LISTEN_FDS), not opening PLINTH_ADDR"
+		}
+		log.Info(msg, "listeners", addrs, "names", inh.names)
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
+	up := &upgrader{cfg: cfg, log: log, exe: exe, lns: lns}
+	upOn := upgradeOn(cfg, stdinTerminal, os.Getpid())
+	if upOn && exeErr != nil {
+		log.Error("plinth: in-place upgrade off: cannot find this binary's path", "error", exeErr)
+		upOn = false
+	}
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	hup := up.signals(cfg, upOn, sig)
+	served, pause := gated(lns, func() { a.whenReady(ctx, cfg, log, inh.readyW) })
 	done := make(chan struct{})
 	var watcher sync.WaitGroup
 	watcher.Go(func() {
-		select {
-		case s := <-sig:
-			a.logger(cfg).Info("plinth: signal received, draining; send it again to exit at once", "signal", s.String())
-			stop()
-		case <-done:
-			return
+		var attempt chan error
+	wait:
+		for {
+			select {
+			case s := <-sig:
+				up.abort()
+				a.logger(cfg).Info("plinth: signal received, draining; send it again to exit at once", "signal", s.String())
+				stop()
+				break wait
+			case <-hup:
+				if attempt != nil {
+					log.Warn("plinth: SIGHUP: an upgrade is already in progress; ignored")
+					continue
+				}
+				log.Info("plinth: SIGHUP: upgrading in place", "binary", exe)
+				attempt = make(chan error, 1)
+				go func() {
+					_, err := up.attempt()
+					attempt <- err
+				}()
+			case err := <-attempt:
+				attempt = nil
+				if err != nil {
+					log.Error("plinth: in-place upgrade failed; still serving", "error", err)
+					continue
+				}
+				pause() // the new process accepts from now on
+				time.Sleep(handoverSettle)
+				stop()
+				break wait
+			case <-done:
+				return
+			}
 		}
 		select {
 		case s := <-sig:
@@ -58,10 +123,16 @@ func (a *App) Run() error {
 		case <-done:
 		}
 	})
-	err = a.serve(ctx, lns, cfg)
+	err = a.serve(ctx, served, cfg)
 	signal.Stop(sig)
 	close(done)
 	watcher.Wait()
+	if hup != nil {
+		signal.Stop(hup)
+	}
+	if cfg.PIDFile != "" {
+		removePIDFile(cfg.PIDFile, os.Getpid())
+	}
 	return err
 }
 
