@@ -23,6 +23,7 @@ var ownDocTests = map[string]string{
 	"github.com/plinth-go/plinth/observe/tracing":       "observe/tracing",
 	"github.com/plinth-go/plinth/web/redisstore":        "web/redisstore",
 	"github.com/plinth-go/plinth/web/pgstore":           "web/pgstore",
+	"github.com/plinth-go/plinth/ws":                    "ws",
 }
 
 // TestDocSnippets compiles every ```go block of README.md, the other

@@ -17,6 +17,7 @@ var knownPackages = map[string]string{
 	"web":        "github.com/plinth-go/plinth/web",
 	"storetest":  "github.com/plinth-go/plinth/web/storetest",
 	"pgstore":    "github.com/plinth-go/plinth/web/pgstore",
+	"ws":         "github.com/plinth-go/plinth/ws",
 	// web/redisstore is also "redisstore": a snippet using it imports it.
 
 	// The standard library.
