@@ -7,7 +7,8 @@
 # starts every server pinned to $SERVER_CPUS, and loads each with wrk pinned
 # to $WRK_CPUS, the servers in a different order each round, each wrk run
 # under flock /tmp/plinth-wallclock.lock. Prints the medians over $ROUNDS
-# rounds as a Markdown table and keeps every run in $OUT/raw.tsv.
+# rounds as a Markdown table into bench/results/laravel-DATE.md and
+# BENCHMARKS.md (bench/cmd/report), and keeps every run in $OUT/raw.tsv.
 #
 #	sudo bench/laravel/run.sh
 #	ROUNDS=3 DURATION=2s SCENARIOS="hello home-anon" bench/laravel/run.sh
@@ -36,6 +37,9 @@
 #	LOGIN_POOL=250           fresh visitors fetched per login run
 #	SERVER_CPUS=0 WRK_CPUS=1 WRK_THREADS=1 LARAVEL_WORKERS=4
 #	OUT=/tmp/plinth-bench-laravel-results  NO_INSTALL=1 skips apt
+#	LOCK_SCOPE=round         the wall-clock lock is held for a whole round
+#	                         (about 2 minutes: all servers, all scenarios);
+#	                         "cell": for each wrk run only
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -52,6 +56,7 @@ SERVER_CPUS=${SERVER_CPUS:-0}
 WRK_CPUS=${WRK_CPUS:-1}
 WRK_THREADS=${WRK_THREADS:-1}
 OUT=${OUT:-/tmp/plinth-bench-laravel-results}
+LOCK_SCOPE=${LOCK_SCOPE:-round}
 LOCK=/tmp/plinth-wallclock.lock
 export SERVER_CPUS LARAVEL_WORKERS=${LARAVEL_WORKERS:-4}
 
@@ -186,17 +191,22 @@ cell() {
 	local pids out t0 t1 line lockfd
 	pids=$(pids_of "$s" | tr '\n' ' ')
 	# The measurement holds the machine's wall-clock lock (flock(1) on a
-	# descriptor: the same lock as flock /tmp/plinth-wallclock.lock CMD).
-	exec {lockfd}>>"$LOCK"
-	flock "$lockfd"
+	# descriptor: the same lock as flock /tmp/plinth-wallclock.lock CMD),
+	# for this run or for the whole round (LOCK_SCOPE).
+	if [ "$LOCK_SCOPE" = cell ]; then
+		exec {lockfd}>>"$LOCK"
+		flock "$lockfd"
+	fi
 	# shellcheck disable=SC2086
 	t0=$(cpu_ticks $pids)
 	out=$(env "${env[@]}" WRK_THREADS="$WRK_THREADS" taskset -c "$WRK_CPUS" \
 		wrk -t"$WRK_THREADS" -c"$c" -d"$d" -s "$here/wrk/site.lua" "$url" 2>&1 || true)
 	# shellcheck disable=SC2086
 	t1=$(cpu_ticks $pids)
-	flock -u "$lockfd"
-	exec {lockfd}>&-
+	if [ "$LOCK_SCOPE" = cell ]; then
+		flock -u "$lockfd"
+		exec {lockfd}>&-
+	fi
 	line=$(grep '^RESULT' <<<"$out" || true)
 	if [ -z "$line" ]; then
 		echo "run.sh: wrk gave no result for $s $sc c=$c" >&2
@@ -219,6 +229,10 @@ echo "run.sh: servers: ${servers[*]}; scenarios: $SCENARIOS; $ROUNDS rounds" >&2
 : >"$OUT/raw.tsv"
 n=${#servers[@]}
 for round in $(seq "$ROUNDS"); do
+	if [ "$LOCK_SCOPE" = round ]; then
+		exec {roundfd}>>"$LOCK"
+		flock "$roundfd"
+	fi
 	for sc in $SCENARIOS; do
 		conns="$CONNS"
 		[ "$sc" = login ] && conns=$LOGIN_CONNS
@@ -231,6 +245,23 @@ for round in $(seq "$ROUNDS"); do
 			done
 		done
 	done
-	echo "run.sh: round $round done" >&2
+	if [ "$LOCK_SCOPE" = round ]; then
+		flock -u "$roundfd"
+		exec {roundfd}>&-
+	fi
+	echo "run.sh: round $round done $(date -u +%T)" >&2
 done
-python3 "$here/summary.py" "$OUT/raw.tsv" | tee "$OUT/summary.md"
+# The report: bench/results/laravel-DATE.md (RESULTS=dir elsewhere,
+# RESULTS="" only $OUT/summary.md), then BENCHMARKS.md from it.
+RESULTS=${RESULTS-$root/bench/results}
+RUN_DATE="$(date -u '+%Y-%m-%d %H:%M UTC')" \
+	RUN_COMMAND="${RUN_COMMAND:-$(for v in ROUNDS DURATION LAT_DURATION LOGIN_CONNS; do printf '%s=%s ' "$v" "${!v}"; done)bench/laravel/run.sh}" \
+	MACHINE="$(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), Linux $(uname -r), $(go env GOVERSION), $(php -r 'echo "PHP ", PHP_VERSION;'), $(nginx -v 2>&1 | sed 's#.*/#nginx #')" \
+	ROUNDS=$ROUNDS DURATION=$DURATION LAT_DURATION=$LAT_DURATION CONNS=$CONNS LAT_CONNS=$LAT_CONNS LOGIN_CONNS=$LOGIN_CONNS \
+	WRK_THREADS=$WRK_THREADS WRK_CPUS=$WRK_CPUS \
+	python3 "$here/summary.py" "$OUT/raw.tsv" | tee "$OUT/summary.md"
+if [ -n "$RESULTS" ]; then
+	cp "$OUT/summary.md" "$RESULTS/laravel-$(date -u +%F).md"
+	(cd "$root/bench" && go run ./cmd/report >"$root/BENCHMARKS.md")
+	echo "run.sh: wrote $RESULTS/laravel-$(date -u +%F).md and BENCHMARKS.md" >&2
+fi

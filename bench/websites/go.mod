@@ -40,3 +40,7 @@ require (
 	golang.org/x/sys v0.50.0 // indirect
 	google.golang.org/protobuf v1.36.10 // indirect
 )
+
+require github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
+
+replace github.com/plinth-go/plinth => ../../

@@ -286,10 +286,11 @@ var flashKinds = []string{"success", "error"}
 // page is what every view gets: the helpers examples/web's views call as
 // functions, here as methods, and the page's own Data.
 type page struct {
-	s    *site
-	c    *gin.Context
-	user *User
-	Data any
+	s       *site
+	c       *gin.Context
+	user    *User
+	flashes []flash
+	Data    any
 }
 
 func (p *page) T(key string, args ...any) string {
@@ -308,10 +309,14 @@ func (p *page) User() *User              { return p.user }
 func (p *page) CSRFToken() string        { return csrf.Token(p.c.Request) }
 func (p *page) CSRFField() template.HTML { return csrf.TemplateField(p.c.Request) }
 func (p *page) Path() string             { return p.c.Request.URL.RequestURI() }
-func (p *page) Flashes() (out []flash) {
-	ctx := p.c.Request.Context()
+func (p *page) Flashes() []flash         { return p.flashes }
+
+// popFlashes takes the session's flashes, before the page is written: scs
+// saves the session when the response starts.
+func (s *site) popFlashes(c *gin.Context) (out []flash) {
+	ctx := c.Request.Context()
 	for _, k := range flashKinds {
-		if m := p.s.sessions.PopString(ctx, "flash."+k); m != "" {
+		if m := s.sessions.PopString(ctx, "flash."+k); m != "" {
 			out = append(out, flash{k, m})
 		}
 	}
@@ -320,7 +325,7 @@ func (p *page) Flashes() (out []flash) {
 
 func (s *site) render(c *gin.Context, status int, name string, data any) {
 	setDocumentHeaders(c.Writer.Header())
-	p := &page{s: s, c: c, user: s.currentUser(c), Data: data}
+	p := &page{s: s, c: c, user: s.currentUser(c), flashes: s.popFlashes(c), Data: data}
 	c.Status(status)
 	c.Header("Content-Type", "text/html; charset=utf-8")
 	if err := s.pages[name].ExecuteTemplate(c.Writer, name+".html", p); err != nil {
