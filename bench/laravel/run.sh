@@ -36,6 +36,7 @@
 #	                         and client, and one CPU hashes one password at once
 #	LOGIN_POOL=250           fresh visitors fetched per login run
 #	SERVER_CPUS=0 WRK_CPUS=1 WRK_THREADS=1 LARAVEL_WORKERS=4
+#	WRK_TIMEOUT=10s          an answer slower than this counts as a failure
 #	OUT=/tmp/plinth-bench-laravel-results  NO_INSTALL=1 skips apt
 #	LOCK_SCOPE=round         the wall-clock lock is held for a whole round
 #	                         (about 2 minutes: all servers, all scenarios);
@@ -55,6 +56,7 @@ LOGIN_POOL=${LOGIN_POOL:-250}
 SERVER_CPUS=${SERVER_CPUS:-0}
 WRK_CPUS=${WRK_CPUS:-1}
 WRK_THREADS=${WRK_THREADS:-1}
+WRK_TIMEOUT=${WRK_TIMEOUT:-10s}
 OUT=${OUT:-/tmp/plinth-bench-laravel-results}
 LOCK_SCOPE=${LOCK_SCOPE:-round}
 LOCK=/tmp/plinth-wallclock.lock
@@ -200,7 +202,7 @@ cell() {
 	# shellcheck disable=SC2086
 	t0=$(cpu_ticks $pids)
 	out=$(env "${env[@]}" WRK_THREADS="$WRK_THREADS" taskset -c "$WRK_CPUS" \
-		wrk -t"$WRK_THREADS" -c"$c" -d"$d" -s "$here/wrk/site.lua" "$url" 2>&1 || true)
+		wrk -t"$WRK_THREADS" -c"$c" -d"$d" --timeout "$WRK_TIMEOUT" -s "$here/wrk/site.lua" "$url" 2>&1 || true)
 	# shellcheck disable=SC2086
 	t1=$(cpu_ticks $pids)
 	if [ "$LOCK_SCOPE" = cell ]; then
@@ -262,6 +264,6 @@ RUN_DATE="$(date -u '+%Y-%m-%d %H:%M UTC')" \
 	python3 "$here/summary.py" "$OUT/raw.tsv" | tee "$OUT/summary.md"
 if [ -n "$RESULTS" ]; then
 	cp "$OUT/summary.md" "$RESULTS/laravel-$(date -u +%F).md"
-	(cd "$root/bench" && go run ./cmd/report >"$root/BENCHMARKS.md")
+	(cd "$root/bench" && go run ./cmd/report >/dev/null) # it writes BENCHMARKS.md
 	echo "run.sh: wrote $RESULTS/laravel-$(date -u +%F).md and BENCHMARKS.md" >&2
 fi
