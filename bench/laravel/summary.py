@@ -29,7 +29,7 @@ for line in open(sys.argv[1]):
         "rps": req / secs if secs else 0,
         "p50": int(kv["p50"]) / 1000, "p99": int(kv["p99"]) / 1000,
         "cpu": int(ticks) * TICK_US / req if req else 0,
-        "rss": int(rss) / 1024, "fail": int(kv["failures"]), "req": req,
+        "rss": int(rss) / 1024, "fail": int(kv["failures"]), "req": req, "round": int(rnd),
     })
 
 
@@ -83,14 +83,18 @@ def header():
     print(NOTES)
 
 
+def per_round(rows):
+    return " ".join(f"{r['rps']:.0f}" for r in sorted(rows, key=lambda r: r["round"]))
+
+
 def med(rows, k):
     return statistics.median(r[k] for r in rows)
 
 
 if os.environ.get("RUN_DATE"):
     header()
-print("| scenario | conns | server | req/s | p50 ms | p99 ms | CPU µs/req | RSS MB | failures/requests | vs Laravel | vs gin |")
-print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| scenario | conns | server | req/s | p50 ms | p99 ms | CPU µs/req | RSS MB | failures/requests | vs Laravel | vs gin | req/s per round |")
+print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 keys = sorted({(s, c) for s, c, _ in cells}, key=lambda k: (SCEN.index(k[0]) if k[0] in SCEN else 99, -k[1]))
 for scen, conns in keys:
     for server in sorted({k[2] for k in cells if k[:2] == (scen, conns)}, key=lambda s: ORDER.index(s) if s in ORDER else 99):
@@ -100,7 +104,8 @@ for scen, conns in keys:
                                if server.startswith("plinth") and cells.get((scen, conns, other)) else "")
         print(f"| {scen} | {conns} | {server} | {rps:,.0f} | {med(rows, 'p50'):.2f} | {med(rows, 'p99'):.2f} | "
               f"{med(rows, 'cpu'):,.0f} | {med(rows, 'rss'):.0f} | {sum(r['fail'] for r in rows)}/{sum(r['req'] for r in rows)} | "
-              f"{ratio('laravel')} | {ratio('gin')} |")
+              f"{ratio('laravel')} | {ratio('gin')} | "
+              f"{per_round(rows)} |")
 print(f"\nMedians of {max(len(v) for v in cells.values()) if cells else 0} rounds.")
 
 # The goal of issue 31, checked on these medians: Plinth at least 10x
