@@ -257,7 +257,7 @@ done
 # RESULTS="" only $OUT/summary.md), then BENCHMARKS.md from it.
 RESULTS=${RESULTS-$root/bench/results}
 RUN_DATE="$(date -u '+%Y-%m-%d %H:%M UTC')" \
-	RUN_COMMAND="${RUN_COMMAND:-$(for v in ROUNDS DURATION LAT_DURATION LOGIN_CONNS; do printf '%s=%s ' "$v" "${!v}"; done)bench/laravel/run.sh}" \
+	RUN_COMMAND="${RUN_COMMAND:-$(for v in ROUNDS DURATION LAT_DURATION LOGIN_CONNS SERVERS SCENARIOS; do printf '%s=%q ' "$v" "${!v}"; done)bench/laravel/run.sh}" \
 	MACHINE="$(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), Linux $(uname -r), $(go env GOVERSION), $(php -r 'echo "PHP ", PHP_VERSION;'), $(nginx -v 2>&1 | sed 's#.*/#nginx #')" \
 	ROUNDS=$ROUNDS DURATION=$DURATION LAT_DURATION=$LAT_DURATION CONNS=$CONNS LAT_CONNS=$LAT_CONNS LOGIN_CONNS=$LOGIN_CONNS \
 	WRK_THREADS=$WRK_THREADS WRK_CPUS=$WRK_CPUS \

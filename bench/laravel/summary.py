@@ -126,8 +126,8 @@ for scen, conns in keys:
     if g:
         r = med(p, "rps") / med(g, "rps")
         c = med(g, "cpu") / med(p, "cpu")
-        parts.append(f"{'ahead of' if r >= 1 else 'BEHIND'} gin in req/s ({r:.2f}x), "
-                     f"{'less' if c >= 1 else 'MORE'} CPU per request ({c:.2f}x fewer µs)")
+        parts.append(f"{'ahead of' if r >= 1 else 'BEHIND'} gin in req/s ({r:.2f}x); "
+                     f"gin's CPU µs per request over Plinth's {c:.2f}")
     lines.append(f"- {scen} at {conns} connection{'s' if conns > 1 else ''}: " + "; ".join(parts) + ".")
 if lines:
     print("\nGoal (Plinth ≥ 10x Laravel at an equal or lower p99, ahead of gin; login not held to it), on these medians:\n")
