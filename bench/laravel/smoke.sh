@@ -19,6 +19,14 @@ trap '"$here/serve-laravel.sh" stop' EXIT
 "$here/serve-laravel.sh" start
 base=http://127.0.0.1:$LARAVEL_PORT
 [ "$(curl -fsS "$base/hello")" = "Hello, World!" ] || { echo "GET /hello: wrong answer" >&2; exit 1; }
+# The security headers of Plinth's default layer: the short set on text,
+# helmet's on pages.
+hdr=$(curl -fsS -D - -o /dev/null "$base/hello")
+grep -qi "^content-security-policy: default-src 'none'; frame-ancestors 'none'" <<<"$hdr" && grep -qi '^x-request-id: ' <<<"$hdr" &&
+	! grep -qi '^x-frame-options' <<<"$hdr" || { echo "GET /hello: not the short set of security headers: $hdr" >&2; exit 1; }
+hdr=$(curl -fsS -D - -o /dev/null "$base/")
+grep -qi '^x-frame-options: SAMEORIGIN' <<<"$hdr" && grep -qi '^cross-origin-opener-policy: same-origin' <<<"$hdr" ||
+	{ echo "GET /: not helmet's security headers: $hdr" >&2; exit 1; }
 signed=$(CSRF_FIELD=_token python3 "$here/wrk/tokens.py" "$base/" 1 login | cut -f1)
 curl -fsS -H "Cookie: $signed" "$base/account" | grep -q '<dd id="email">demo@example.com</dd>' ||
 	{ echo "GET /account signed in: no account page" >&2; exit 1; }
