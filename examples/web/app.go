@@ -73,6 +73,7 @@ func NewApp() (*plinth.App, error) {
 	app.Use(locales.Middleware(), web.CSRF(web.CSRFConfig{}))
 	web.NewErrorPages(web.ErrorPagesConfig{Views: views}).Attach(app)
 
+	app.Get("/hello", hello)
 	app.Get("/{$}", s.home)
 	app.Get("/login", s.loginForm)
 	app.With(s.auth.Throttle()).Post("/login", s.login)

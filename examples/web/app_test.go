@@ -261,3 +261,39 @@ func TestErrorPages(t *testing.T) {
 		t.Errorf("JSON 404: %d %q %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
 }
+
+// GET /hello answers plain text with the short set of security headers:
+// the route bench/laravel/run.sh measures against gin and Laravel.
+func TestHello(t *testing.T) {
+	b := newBrowser(t, server(t))
+	resp, body := b.do("GET", "/hello", nil)
+	if resp.StatusCode != 200 || body != "Hello, World!" || resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Fatalf("GET /hello: %d %q %q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	if resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("X-Request-Id") == "" {
+		t.Errorf("GET /hello: no security headers or request ID: %v", resp.Header)
+	}
+}
+
+// Every page carries a CSRF token in <meta name="csrf-token"> (as
+// Laravel's layouts do, for scripts), and a signed-out visitor's token is
+// good for a form post without a browser's Sec-Fetch-Site: the anonymous
+// token of the benchmark's sign-in scenario.
+func TestMetaCSRFToken(t *testing.T) {
+	srv := server(t)
+	b := newBrowser(t, srv)
+	_, body := b.do("GET", "/", nil)
+	m := regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)">`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("GET /: no csrf-token meta in %q", body)
+	}
+	form := url.Values{"csrf_token": {html.UnescapeString(m[1])}, "email": {DemoEmail}, "password": {DemoPassword}}
+	resp, _ := b.do("POST", "/login", form, "Sec-Fetch-Site", "")
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("POST /login with the meta token, no Sec-Fetch-Site: %d, want 303", resp.StatusCode)
+	}
+	form.Set("csrf_token", "x"+form.Get("csrf_token")[1:])
+	if resp, _ := newBrowser(t, srv).do("POST", "/login", form, "Sec-Fetch-Site", "", "Cookie", "csrf=forged"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("POST /login with a bad token: %d, want 403", resp.StatusCode)
+	}
+}

@@ -10,6 +10,13 @@ import (
 	"github.com/plinth-go/plinth/web"
 )
 
+// hello answers in plain text, through every layer of the site (security
+// headers, sessions, locales, CSRF) but with no view: the floor of a page,
+// measured against the same route of other stacks by bench/laravel/run.sh.
+func hello(c *plinth.Ctx) error {
+	return c.Text(http.StatusOK, "Hello, World!")
+}
+
 func (s *site) home(c *plinth.Ctx) error {
 	return s.views.Render(c, http.StatusOK, "home", nil)
 }
