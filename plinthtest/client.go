@@ -257,6 +257,24 @@ func (c *Client) roundTrip(req *http.Request) *Response {
 	return r
 }
 
+// Through serves req with h instead of the App, as the Client's browser:
+// with its cookies, the cookies h sets kept in its jar, and no OpenAPI
+// check. Companion packages use it to act on the browser's session without
+// a route of the App (webtest.SignIn serves the Sessions middleware and
+// Auth.Login this way). req's path must start with /.
+func (c *Client) Through(h http.Handler, req *http.Request) *Response {
+	c.t.Helper()
+	c.addCookies(req)
+	r := &Response{t: c.t, c: c, method: req.Method, target: req.URL.RequestURI()}
+	r.rec.HeaderMap = make(http.Header)
+	r.rec.Body = &r.buf
+	r.rec.Code = 200
+	h.ServeHTTP(&r.rec, req)
+	r.code, r.header = r.rec.Code, r.rec.HeaderMap
+	c.keepCookies(r.header)
+	return r
+}
+
 // addCookies adds the jar's cookies for req's path to its Cookie header.
 func (c *Client) addCookies(req *http.Request) {
 	c.mu.Lock()

@@ -34,7 +34,7 @@ func (f *fakeTB) Fatalf(format string, args ...any) {
 	runtime.Goexit()
 }
 func (f *fakeTB) Logf(string, ...any) {}
-func (f *fakeTB) Cleanup(fn func())  { f.cleanups = append(f.cleanups, fn) }
+func (f *fakeTB) Cleanup(fn func())   { f.cleanups = append(f.cleanups, fn) }
 
 // failure runs fn with a fake TB and returns its first failure, "" when
 // it passed.
