@@ -22,6 +22,7 @@ package plinthtest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -104,35 +105,60 @@ func (c *Client) URL(path string) string { return c.base + path }
 // Origin: "http://example.com" in process, the loopback server's otherwise.
 func (c *Client) Origin() string { return c.base }
 
-// Get sends GET path. header lists extra headers as name, value pairs.
+// Get sends GET path. header lists extra headers as name, value pairs (an
+// empty value removes one the Client would send).
 func (c *Client) Get(path string, header ...string) *Response {
-	c.t.Helper()
-	return c.send("GET", path, nil, "", header)
+	r, msg := c.send("GET", path, nil, "", header)
+	if msg != "" {
+		c.t.Helper()
+		c.t.Fatalf("%s", msg)
+	}
+	return r
 }
 
 // Delete sends DELETE path.
 func (c *Client) Delete(path string, header ...string) *Response {
-	c.t.Helper()
-	return c.send("DELETE", path, nil, "", header)
+	r, msg := c.send("DELETE", path, nil, "", header)
+	if msg != "" {
+		c.t.Helper()
+		c.t.Fatalf("%s", msg)
+	}
+	return r
 }
 
 // Post sends POST path with body, of the content type contentType.
 func (c *Client) Post(path, contentType string, body io.Reader, header ...string) *Response {
-	c.t.Helper()
-	return c.send("POST", path, body, contentType, header)
+	r, msg := c.send("POST", path, body, contentType, header)
+	if msg != "" {
+		c.t.Helper()
+		c.t.Fatalf("%s", msg)
+	}
+	return r
 }
 
 // PostJSON sends POST path with v as JSON: a string, []byte or
 // json.RawMessage is sent as it is (so that a test can send broken JSON),
 // anything else is encoded with encoding/json.
 func (c *Client) PostJSON(path string, v any, header ...string) *Response {
-	c.t.Helper()
-	return c.SendJSON("POST", path, v, header...)
+	r, msg := c.sendJSON("POST", path, v, header)
+	if msg != "" {
+		c.t.Helper()
+		c.t.Fatalf("%s", msg)
+	}
+	return r
 }
 
 // SendJSON sends method path with v as JSON, as PostJSON does (PUT, PATCH).
 func (c *Client) SendJSON(method, path string, v any, header ...string) *Response {
-	c.t.Helper()
+	r, msg := c.sendJSON(method, path, v, header)
+	if msg != "" {
+		c.t.Helper()
+		c.t.Fatalf("%s", msg)
+	}
+	return r
+}
+
+func (c *Client) sendJSON(method, path string, v any, header []string) (*Response, string) {
 	var body io.Reader
 	switch b := v.(type) {
 	case string:
@@ -144,8 +170,7 @@ func (c *Client) SendJSON(method, path string, v any, header ...string) *Respons
 	default:
 		data, err := json.Marshal(v)
 		if err != nil {
-			c.t.Fatalf("plinthtest: %s %s: cannot encode the body as JSON: %v", method, path, err)
-			return nil
+			return nil, fmt.Sprintf("plinthtest: %s %s: cannot encode the body as JSON: %v", method, path, err)
 		}
 		body = bytes.NewReader(data)
 	}
@@ -153,33 +178,47 @@ func (c *Client) SendJSON(method, path string, v any, header ...string) *Respons
 }
 
 // PostForm sends POST path with form, URL-encoded, as an HTML form does
-// (without the Origin a browser adds: webtest's forms send it).
+// (without the Origin a browser adds: Form's Submit sends it).
 func (c *Client) PostForm(path string, form url.Values, header ...string) *Response {
-	c.t.Helper()
-	return c.send("POST", path, strings.NewReader(form.Encode()), "application/x-www-form-urlencoded", header)
+	r, msg := c.send("POST", path, strings.NewReader(form.Encode()), "application/x-www-form-urlencoded", header)
+	if msg != "" {
+		c.t.Helper()
+		c.t.Fatalf("%s", msg)
+	}
+	return r
 }
 
 // Do sends req, which httptest.NewRequest or http.NewRequest made, with the
-// Client's cookies and headers; its URL's host is replaced by the
-// loopback server's when the Client has one.
+// Client's cookies and headers (the request's own win); over a loopback
+// server, its URL's scheme and host are replaced by the server's.
 func (c *Client) Do(req *http.Request) *Response {
-	c.t.Helper()
 	if req == nil {
+		c.t.Helper()
 		c.t.Fatalf("plinthtest: Do(nil)")
 		return nil
 	}
-	return c.do(req)
+	for k, vs := range c.cfg.Header {
+		if _, ok := req.Header[k]; !ok {
+			req.Header[k] = vs
+		}
+	}
+	r, msg := c.do(req)
+	if msg != "" {
+		c.t.Helper()
+		c.t.Fatalf("%s", msg)
+	}
+	return r
 }
 
-func (c *Client) send(method, path string, body io.Reader, contentType string, header []string) *Response {
-	c.t.Helper()
+// send builds and sends a request; a mistake or a failed check is the
+// message, which the exported caller fails the test with (so that the
+// passing path calls no t.Helper, which costs a stack walk).
+func (c *Client) send(method, path string, body io.Reader, contentType string, header []string) (*Response, string) {
 	if len(header)%2 != 0 {
-		c.t.Fatalf("plinthtest: %s %s: headers come in name, value pairs; %q has no value", method, path, header[len(header)-1])
-		return nil
+		return nil, fmt.Sprintf("plinthtest: %s %s: headers come in name, value pairs; %q has no value", method, path, header[len(header)-1])
 	}
 	if !strings.HasPrefix(path, "/") {
-		c.t.Fatalf("plinthtest: %s %q: the path must start with /", method, path)
-		return nil
+		return nil, fmt.Sprintf("plinthtest: %s %q: the path must start with /", method, path)
 	}
 	req := httptest.NewRequest(method, path, body)
 	if contentType != "" {
@@ -199,22 +238,22 @@ func (c *Client) send(method, path string, body io.Reader, contentType string, h
 }
 
 // do sends req, following redirects when configured.
-func (c *Client) do(req *http.Request) *Response {
-	c.t.Helper()
-	r := c.roundTrip(req)
-	for n := 0; c.cfg.FollowRedirects && r != nil && r.isRedirect(); n++ {
+func (c *Client) do(req *http.Request) (*Response, string) {
+	r, msg := c.roundTrip(req)
+	for n := 0; msg == "" && c.cfg.FollowRedirects && r.isRedirect(); n++ {
 		if n == 10 {
-			c.t.Fatalf("plinthtest: %s: more than 10 redirects", r.request())
-			return nil
+			return nil, fmt.Sprintf("plinthtest: %s: more than 10 redirects", r.request())
 		}
-		r = r.Follow()
+		var next *http.Request
+		if next, msg = r.next(); msg == "" {
+			r, msg = c.roundTrip(next)
+		}
 	}
-	return r
+	return r, msg
 }
 
 // roundTrip sends one request and records its response and cookies.
-func (c *Client) roundTrip(req *http.Request) *Response {
-	c.t.Helper()
+func (c *Client) roundTrip(req *http.Request) (*Response, string) {
 	c.addCookies(req)
 	r := &Response{t: c.t, c: c, method: req.Method, target: req.URL.RequestURI()}
 	if c.srv == nil {
@@ -224,10 +263,6 @@ func (c *Client) roundTrip(req *http.Request) *Response {
 		c.app.ServeHTTP(&r.rec, req)
 		r.code = r.rec.Code
 		r.header = r.rec.HeaderMap
-		if !r.rec.Flushed && r.header.Get("Content-Type") == "" && r.buf.Len() > 0 {
-			// as net/http would: the recorder's Result does the same
-			r.header.Set("Content-Type", http.DetectContentType(r.buf.Bytes()))
-		}
 	} else {
 		u := *req.URL
 		base, _ := url.Parse(c.base)
@@ -238,23 +273,23 @@ func (c *Client) roundTrip(req *http.Request) *Response {
 		out.RequestURI = ""
 		resp, err := c.hc.Do(out)
 		if err != nil {
-			c.t.Fatalf("plinthtest: %s %s: %v", req.Method, r.target, err)
-			return nil
+			return nil, fmt.Sprintf("plinthtest: %s %s: %v", req.Method, r.target, err)
 		}
 		_, err = r.buf.ReadFrom(resp.Body)
 		resp.Body.Close()
 		if err != nil {
-			c.t.Fatalf("plinthtest: %s %s: reading the body: %v", req.Method, r.target, err)
-			return nil
+			return nil, fmt.Sprintf("plinthtest: %s %s: reading the body: %v", req.Method, r.target, err)
 		}
 		r.code = resp.StatusCode
 		r.header = resp.Header
 	}
 	c.keepCookies(r.header)
 	if !c.cfg.SkipOpenAPI {
-		c.checkOpenAPI(req, r)
+		if msg := c.checkOpenAPI(req, r); msg != "" {
+			return r, msg
+		}
 	}
-	return r
+	return r, ""
 }
 
 // Through serves req with h instead of the App, as the Client's browser:
@@ -263,7 +298,6 @@ func (c *Client) roundTrip(req *http.Request) *Response {
 // a route of the App (webtest.SignIn serves the Sessions middleware and
 // Auth.Login this way). req's path must start with /.
 func (c *Client) Through(h http.Handler, req *http.Request) *Response {
-	c.t.Helper()
 	c.addCookies(req)
 	r := &Response{t: c.t, c: c, method: req.Method, target: req.URL.RequestURI()}
 	r.rec.HeaderMap = make(http.Header)

@@ -224,12 +224,19 @@ func (f *Form) Submit(header ...string) *Response {
 		return r
 	}
 	hdr := append([]string{"Origin", c.base, "Sec-Fetch-Site", "same-origin", "Sec-Fetch-Mode", "navigate", "Accept", "text/html"}, header...)
+	var out *Response
+	var msg string
 	if strings.EqualFold(attr(f.n, "method"), "post") {
-		return c.send("POST", action.RequestURI(), strings.NewReader(values.Encode()), "application/x-www-form-urlencoded", hdr)
+		out, msg = c.send("POST", action.RequestURI(), strings.NewReader(values.Encode()), "application/x-www-form-urlencoded", hdr)
+	} else {
+		action.RawQuery = values.Encode()
+		out, msg = c.send("GET", action.RequestURI(), nil, "", hdr[2:]) // a GET form sends no Origin
 	}
-	action.RawQuery = values.Encode()
-	hdr = hdr[2:] // a GET form sends no Origin
-	return c.send("GET", action.RequestURI(), nil, "", hdr)
+	if msg != "" {
+		r.t.Fatalf("%s", msg)
+		return r
+	}
+	return out
 }
 
 // rawText is the text of n's text children, as a textarea's value.

@@ -112,28 +112,27 @@ func (d *document) find(method, path string) *operation {
 	return best
 }
 
-// checkOpenAPI fails the test when r does not conform to the operation of
+// checkOpenAPI says what is wrong when r does not conform to the operation of
 // the App's OpenAPI document that req reaches: its status is declared (or
 // a range or default is), its content type is one the response lists, and
 // its JSON body matches the schema. Requests that reach no operation of
 // the document are not checked.
-func (c *Client) checkOpenAPI(req *http.Request, r *Response) {
-	c.t.Helper()
+func (c *Client) checkOpenAPI(req *http.Request, r *Response) string {
 	d, err := c.loadDocument()
 	if err != nil {
-		c.t.Fatalf("%v", err)
-		return
+		return err.Error()
 	}
 	if d == nil {
-		return
+		return ""
 	}
 	op := d.find(req.Method, req.URL.Path)
 	if op == nil {
-		return
+		return ""
 	}
 	if msg := d.conform(op, r.code, r.header.Get("Content-Type"), r.buf.Bytes()); msg != "" {
-		r.fail("OpenAPI: the response does not match %s %s in the App's OpenAPI document: %s\n  (Config.SkipOpenAPI switches the check off)", op.method, op.template, msg)
+		return fmt.Sprintf("OpenAPI: the response does not match %s %s in the App's OpenAPI document: %s\n  (Config.SkipOpenAPI switches the check off)%s", op.method, op.template, msg, r.describe())
 	}
+	return ""
 }
 
 // conform returns what is wrong with a response of op, or "".

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Instructions per request of plinthtest's in-process client against
+# httptest.NewRequest + httptest.NewRecorder + app.ServeHTTP, and of its
+# OpenAPI check (BenchmarkTestClient in plinthtest_test.go), counted by
+# callgrind: wall-clock benchmarks on a shared machine are too noisy for a
+# 10 % bound, instruction counts are not. Each client runs n and 1
+# iterations; the difference over n-1 is its cost per request (setup and
+# the benchmark harness cancel out).
+#
+# Usage: ./run-testclient-instr.sh [n]     (n defaults to 5000)
+set -euo pipefail
+cd "$(dirname "$0")"
+n=${1:-5000}
+command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
+mkdir -p bin
+go test -c -o bin/bench.test .
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+count() { # client iterations -> instructions
+	local out=$tmp/cg.$1.$2
+	GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off GOMAXPROCS=1 valgrind --tool=callgrind --callgrind-out-file="$out" \
+		bin/bench.test -test.run '^$' -test.bench "^BenchmarkTestClient/client=$1\$" -test.benchtime "${2}x" >/dev/null 2>"$out.log"
+	grep -m1 '^summary:' "$out" | awk '{print $2}'
+}
+echo "| client | instructions per request | ratio to httptest |"
+echo "|---|---:|---:|"
+base=
+for c in httptest plinthtest plinthtest-skip plinthtest-openapi; do
+	a=$(count "$c" 1)
+	b=$(count "$c" "$n")
+	per=$(((b - a) / (n - 1)))
+	[ -n "$base" ] || base=$per
+	echo "| $c | $per | $(awk -v p="$per" -v b="$base" 'BEGIN { printf "%.3f", p / b }') |"
+done
