@@ -17,6 +17,9 @@ var knownPackages = map[string]string{
 	"web":        "github.com/plinth-go/plinth/web",
 	"storetest":  "github.com/plinth-go/plinth/web/storetest",
 	"pgstore":    "github.com/plinth-go/plinth/web/pgstore",
+	"plinthtest": "github.com/plinth-go/plinth/plinthtest",
+	"webtest":    "github.com/plinth-go/plinth/web/webtest",
+	"datatest":   "github.com/plinth-go/plinth/data/datatest",
 	// web/redisstore is also "redisstore": a snippet using it imports it.
 
 	// The standard library.
