@@ -257,12 +257,9 @@ func (c *Client) roundTrip(req *http.Request) (*Response, string) {
 	c.addCookies(req)
 	r := &Response{t: c.t, c: c, method: req.Method, target: req.URL.RequestURI()}
 	if c.srv == nil {
-		r.rec.HeaderMap = make(http.Header)
-		r.rec.Body = &r.buf
-		r.rec.Code = 200
+		r.rec = recorder{h: make(http.Header), buf: &r.buf}
 		c.app.ServeHTTP(&r.rec, req)
-		r.code = r.rec.Code
-		r.header = r.rec.HeaderMap
+		r.code, r.header = r.rec.result()
 	} else {
 		u := *req.URL
 		base, _ := url.Parse(c.base)
@@ -300,11 +297,9 @@ func (c *Client) roundTrip(req *http.Request) (*Response, string) {
 func (c *Client) Through(h http.Handler, req *http.Request) *Response {
 	c.addCookies(req)
 	r := &Response{t: c.t, c: c, method: req.Method, target: req.URL.RequestURI()}
-	r.rec.HeaderMap = make(http.Header)
-	r.rec.Body = &r.buf
-	r.rec.Code = 200
+	r.rec = recorder{h: make(http.Header), buf: &r.buf}
 	h.ServeHTTP(&r.rec, req)
-	r.code, r.header = r.rec.Code, r.rec.HeaderMap
+	r.code, r.header = r.rec.result()
 	c.keepCookies(r.header)
 	return r
 }

@@ -23,7 +23,7 @@ type Response struct {
 	method string
 	target string
 
-	rec    httptest.ResponseRecorder // in process
+	rec    recorder // in process
 	buf    bytes.Buffer
 	code   int
 	header http.Header
