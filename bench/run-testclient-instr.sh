@@ -7,7 +7,8 @@
 # iterations; the difference over n-1 is its cost per request (setup and
 # the benchmark harness cancel out).
 #
-# Usage: ./run-testclient-instr.sh [n]     (n defaults to 5000)
+# Usage: ./run-testclient-instr.sh [n]     (n defaults to 5000; CLIENTS="httptest plinthtest" picks rows,
+# the first one is the ratio's base)
 set -euo pipefail
 cd "$(dirname "$0")"
 n=${1:-5000}
@@ -25,7 +26,7 @@ count() { # client iterations -> instructions
 echo "| client | instructions per request | ratio to httptest |"
 echo "|---|---:|---:|"
 base=
-for c in httptest plinthtest plinthtest-skip plinthtest-openapi; do
+for c in ${CLIENTS:-httptest plinthtest plinthtest-skip plinthtest-openapi}; do
 	a=$(count "$c" 1)
 	b=$(count "$c" "$n")
 	per=$(((b - a) / (n - 1)))

@@ -184,8 +184,8 @@ func (d *document) conform(op *operation, code int, contentType string, body []b
 	if err := dec.Decode(&v); err != nil {
 		return fmt.Sprintf("the body is not valid JSON: %v", err)
 	}
-	if path, msg := d.validate("$", v, schema, 0); path != "" {
-		return fmt.Sprintf("at %s: %s", path, msg)
+	if rel, msg := d.validate(v, schema, 0); msg != "" {
+		return fmt.Sprintf("at $%s: %s", rel, msg)
 	}
 	return ""
 }
@@ -217,8 +217,10 @@ func (d *document) deref(s any) any {
 // minItems, maxItems, minProperties, maxProperties, and the date-time
 // format. The generator writes no nullability and Go encodes a nil slice,
 // map or pointer as null, so null passes any schema. It returns the JSON
-// path of the first mismatch and what it is, or "".
-func (d *document) validate(path string, v, schema any, depth int) (string, string) {
+// path of the first mismatch below v ("" for v itself, ".a[2]" below it:
+// built only on a mismatch, so that a valid body costs no strings) and
+// what it is, or two empty strings.
+func (d *document) validate(v, schema any, depth int) (string, string) {
 	if depth > 64 {
 		return "", ""
 	}
@@ -226,24 +228,22 @@ func (d *document) validate(path string, v, schema any, depth int) (string, stri
 	switch s := schema.(type) {
 	case bool:
 		if !s {
-			return path, "no value is allowed here"
+			return "", "no value is allowed here"
 		}
 		return "", ""
 	case map[string]any:
 		if v == nil {
 			return "", ""
 		}
-		if p, m := d.validateKeywords(path, v, s, depth); p != "" {
-			return p, m
-		}
+		return d.validateKeywords(v, s, depth)
 	}
 	return "", ""
 }
 
-func (d *document) validateKeywords(path string, v any, s map[string]any, depth int) (string, string) {
+func (d *document) validateKeywords(v any, s map[string]any, depth int) (string, string) {
 	if t, ok := s["type"].(string); ok {
 		if got := jsonType(v); got != t && !(t == "number" && got == "integer") {
-			return path, fmt.Sprintf("%s %s, want %s", got, short(v), t)
+			return "", fmt.Sprintf("%s %s, want %s", got, short(v), t)
 		}
 	}
 	if e, ok := s["enum"].([]any); ok {
@@ -255,86 +255,86 @@ func (d *document) validateKeywords(path string, v any, s map[string]any, depth 
 			}
 		}
 		if !found {
-			return path, fmt.Sprintf("%s is not one of %s", short(v), short(e))
+			return "", fmt.Sprintf("%s is not one of %s", short(v), short(e))
 		}
 	}
 	if cst, ok := s["const"]; ok && !jsonEqual(cst, v) {
-		return path, fmt.Sprintf("%s, want %s", short(v), short(cst))
+		return "", fmt.Sprintf("%s, want %s", short(v), short(cst))
 	}
 	if all, ok := s["allOf"].([]any); ok {
 		for _, sub := range all {
-			if p, m := d.validate(path, v, sub, depth+1); p != "" {
+			if p, m := d.validate(v, sub, depth+1); m != "" {
 				return p, m
 			}
 		}
 	}
 	if not, ok := s["not"]; ok {
-		if p, _ := d.validate(path, v, not, depth+1); p == "" {
-			return path, "matches a schema it must not"
+		if _, m := d.validate(v, not, depth+1); m == "" {
+			return "", "matches a schema it must not"
 		}
 	}
 	switch x := v.(type) {
 	case json.Number:
 		f, _ := x.Float64()
 		if m, ok := num(s, "minimum"); ok && f < m {
-			return path, fmt.Sprintf("%s is below the minimum %v", x, m)
+			return "", fmt.Sprintf("%s is below the minimum %v", x, m)
 		}
 		if m, ok := num(s, "maximum"); ok && f > m {
-			return path, fmt.Sprintf("%s is above the maximum %v", x, m)
+			return "", fmt.Sprintf("%s is above the maximum %v", x, m)
 		}
 		if m, ok := num(s, "exclusiveMinimum"); ok && f <= m {
-			return path, fmt.Sprintf("%s is not above %v", x, m)
+			return "", fmt.Sprintf("%s is not above %v", x, m)
 		}
 		if m, ok := num(s, "exclusiveMaximum"); ok && f >= m {
-			return path, fmt.Sprintf("%s is not below %v", x, m)
+			return "", fmt.Sprintf("%s is not below %v", x, m)
 		}
 		if s["type"] == "integer" && f != math.Trunc(f) {
-			return path, fmt.Sprintf("%s is not an integer", x)
+			return "", fmt.Sprintf("%s is not an integer", x)
 		}
 	case string:
 		n := len([]rune(x))
 		if m, ok := num(s, "minLength"); ok && float64(n) < m {
-			return path, fmt.Sprintf("%q is shorter than %v characters", x, m)
+			return "", fmt.Sprintf("%q is shorter than %v characters", x, m)
 		}
 		if m, ok := num(s, "maxLength"); ok && float64(n) > m {
-			return path, fmt.Sprintf("%q is longer than %v characters", x, m)
+			return "", fmt.Sprintf("%q is longer than %v characters", x, m)
 		}
 		if p, ok := s["pattern"].(string); ok {
 			if re := d.regexp(p); re != nil && !re.MatchString(x) {
-				return path, fmt.Sprintf("%q does not match the pattern %s", x, p)
+				return "", fmt.Sprintf("%q does not match the pattern %s", x, p)
 			}
 		}
 		if s["format"] == "date-time" {
 			if _, err := time.Parse(time.RFC3339Nano, x); err != nil {
-				return path, fmt.Sprintf("%q is not a date-time (RFC 3339)", x)
+				return "", fmt.Sprintf("%q is not a date-time (RFC 3339)", x)
 			}
 		}
 	case []any:
 		if m, ok := num(s, "minItems"); ok && float64(len(x)) < m {
-			return path, fmt.Sprintf("%d items, fewer than %v", len(x), m)
+			return "", fmt.Sprintf("%d items, fewer than %v", len(x), m)
 		}
 		if m, ok := num(s, "maxItems"); ok && float64(len(x)) > m {
-			return path, fmt.Sprintf("%d items, more than %v", len(x), m)
+			return "", fmt.Sprintf("%d items, more than %v", len(x), m)
 		}
 		if items, ok := s["items"]; ok {
 			for i, it := range x {
-				if p, m := d.validate(fmt.Sprintf("%s[%d]", path, i), it, items, depth+1); p != "" {
-					return p, m
+				if p, m := d.validate(it, items, depth+1); m != "" {
+					return "[" + strconv.Itoa(i) + "]" + p, m
 				}
 			}
 		}
 	case map[string]any:
 		if m, ok := num(s, "minProperties"); ok && float64(len(x)) < m {
-			return path, fmt.Sprintf("%d members, fewer than %v", len(x), m)
+			return "", fmt.Sprintf("%d members, fewer than %v", len(x), m)
 		}
 		if m, ok := num(s, "maxProperties"); ok && float64(len(x)) > m {
-			return path, fmt.Sprintf("%d members, more than %v", len(x), m)
+			return "", fmt.Sprintf("%d members, more than %v", len(x), m)
 		}
 		if req, ok := s["required"].([]any); ok {
 			for _, name := range req {
 				if n, _ := name.(string); n != "" {
 					if _, ok := x[n]; !ok {
-						return path + "." + n, "required member missing"
+						return "." + n, "required member missing"
 					}
 				}
 			}
@@ -347,15 +347,15 @@ func (d *document) validateKeywords(path string, v any, s map[string]any, depth 
 		sort.Strings(names) // the first mismatch is the same at every run
 		for _, k := range names {
 			if ps, ok := props[k]; ok {
-				if p, m := d.validate(path+"."+k, x[k], ps, depth+1); p != "" {
-					return p, m
+				if p, m := d.validate(x[k], ps, depth+1); m != "" {
+					return "." + k + p, m
 				}
 			} else if ap, ok := s["additionalProperties"]; ok {
 				if b, isBool := ap.(bool); isBool && !b {
-					return path + "." + k, "member not in the schema (additionalProperties is false)"
+					return "." + k, "member not in the schema (additionalProperties is false)"
 				}
-				if p, m := d.validate(path+"."+k, x[k], ap, depth+1); p != "" {
-					return p, m
+				if p, m := d.validate(x[k], ap, depth+1); m != "" {
+					return "." + k + p, m
 				}
 			}
 		}
