@@ -7,6 +7,7 @@
 # iterations; the difference over n-1 is its cost per request (setup and
 # the benchmark harness cancel out).
 #
+# Writes results/testclient-instr-<date>.md.
 # Usage: ./run-testclient-instr.sh [n]     (n defaults to 5000; CLIENTS="httptest plinthtest" picks rows,
 # the first one is the ratio's base)
 set -euo pipefail
@@ -23,7 +24,17 @@ count() { # client iterations -> instructions
 		bin/bench.test -test.run '^$' -test.bench "^BenchmarkTestClient/client=$1\$" -test.benchtime "${2}x" >/dev/null 2>"$out.log"
 	grep -m1 '^summary:' "$out" | awk '{print $2}'
 }
-echo "| client | instructions per request | ratio to httptest |"
+out=results/testclient-instr-$(date -u +%F).md
+mkdir -p results
+exec > >(tee "$out")
+echo "# plinthtest's in-process client: instructions per request"
+echo
+echo "Command: \`bench/run-testclient-instr.sh $n\`. callgrind (valgrind $(valgrind --version | sed 's/valgrind-//')), GOMAXPROCS=1,"
+echo "BenchmarkTestClient's sub-benchmarks, $n iterations less 1; commit $(git rev-parse --short=12 HEAD 2>/dev/null || echo none),"
+echo "$(go env GOVERSION), $(uname -r). client=plinthtest-skip and plinthtest-openapi serve a typed api operation"
+echo "(a different App from the first two rows): their difference is the OpenAPI check's cost per response."
+echo
+echo "| client | instructions per request | ratio to the first row |"
 echo "|---|---:|---:|"
 base=
 for c in ${CLIENTS:-httptest plinthtest plinthtest-skip plinthtest-openapi}; do
