@@ -31,7 +31,7 @@ func NewApp() *plinth.App {
 	})
 
 	a := api.New(app, api.Config{Title: "Accounts", Version: "1.0.0"})
-	api.Register(a, api.Operation{Method: "POST", Path: "/accounts"}, CreateAccount)
+	api.Register(a, api.Operation{Method: "POST", Path: "/accounts", Errors: []int{409}}, CreateAccount)
 	return app
 }
 

@@ -1,96 +1,42 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"io"
-	"net/http"
+	"io/fs"
 	"net/http/httptest"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/plinth-go/plinth/data"
+	"github.com/plinth-go/plinth/data/datatest"
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 // The quickstart on its default database, SQLite (a file in a temp dir).
 func TestQuickstart(t *testing.T) {
-	testQuickstart(t, "sqlite:"+filepath.Join(t.TempDir(), "notes.db"))
+	testQuickstart(t, datatest.SQLite(t, datatest.Config{Migrations: migrationFiles(t, data.SQLite)}))
 }
 
-// The same on PostgreSQL, in a database made for the test.
+// The same on PostgreSQL, in a database made for the test (skipped without
+// PLINTH_TEST_POSTGRES).
 func TestQuickstartPostgres(t *testing.T) {
-	base := os.Getenv("PLINTH_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("set PLINTH_TEST_POSTGRES to a PostgreSQL URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) to run this test")
-	}
-	testQuickstart(t, tempPostgres(t, base))
+	testQuickstart(t, datatest.Postgres(t, datatest.Config{Migrations: migrationFiles(t, data.Postgres)}))
 }
 
-// tempPostgres creates a database on the server of base, dropped after t.
-func tempPostgres(t *testing.T, base string) string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
+// migrationFiles are the migrations of an engine (their SQL differs).
+func migrationFiles(t *testing.T, engine data.Dialect) fs.FS {
+	dir, err := fs.Sub(migrations, "migrations/"+string(engine))
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := fmt.Sprintf("quickstart_test_%d", time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-		conn.Close(ctx)
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return dir
 }
 
-func testQuickstart(t *testing.T, dbURL string) {
-	ctx := context.Background()
-	db, err := data.Open(ctx, data.Config{URL: dbURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+func testQuickstart(t *testing.T, db *data.DB) {
 	app, _, err := newApp(db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(app)
-	defer srv.Close()
-
-	do := func(method, path, body string) (*http.Response, string) {
-		t.Helper()
-		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		if strings.HasPrefix(body, "text:") {
-			body = strings.TrimPrefix(body, "text:")
-			req, _ = http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-			req.Header.Set("Content-Type", "text/plain")
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, err := io.ReadAll(res.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res, string(b)
-	}
+	c := plinthtest.New(t, app, plinthtest.Config{})
 
 	for _, tc := range []struct {
 		method, path, body string
@@ -142,15 +88,21 @@ func testQuickstart(t *testing.T, dbURL string) {
 		{"GET", "/openapi.yaml", "", 200, `"/api/notes/{id}"`},
 		{"GET", "/docs", "", 200, `data-url="/openapi.json"`},
 	} {
-		res, body := do(tc.method, tc.path, tc.body)
-		if res.StatusCode != tc.code || !strings.Contains(body, tc.contains) {
-			t.Errorf("%s %s: %d %q, want %d containing %q", tc.method, tc.path, res.StatusCode, body, tc.code, tc.contains)
+		var r *plinthtest.Response
+		switch text, ok := strings.CutPrefix(tc.body, "text:"); {
+		case ok:
+			r = c.Post(tc.path, "text/plain", strings.NewReader(text))
+		case tc.body != "" || tc.method == "POST":
+			r = c.SendJSON(tc.method, tc.path, tc.body)
+		default:
+			r = c.Do(httptest.NewRequest(tc.method, tc.path, nil))
 		}
-		if strings.HasPrefix(tc.path, "/api/") && res.StatusCode >= 400 && res.Header.Get("Content-Type") != "application/problem+json" {
-			t.Errorf("%s %s: error without problem JSON", tc.method, tc.path)
-		}
-		if strings.HasPrefix(tc.path, "/api/") && res.Header.Get("Api-Version") != "1" {
-			t.Errorf("%s %s: the group middleware did not run", tc.method, tc.path)
+		r.Status(tc.code).Contains(tc.contains)
+		if strings.HasPrefix(tc.path, "/api/") {
+			r.Header("Api-Version", "1") // the group middleware ran
+			if tc.code >= 400 {
+				r.Header("Content-Type", "application/problem+json")
+			}
 		}
 	}
 }

@@ -22,18 +22,26 @@ var (
 
 // site holds what the handlers use.
 type site struct {
-	users   *Users
-	auth    *web.Auth[*User]
-	views   *web.Views
-	locales *web.Locales
+	users    *Users
+	sessions *web.Sessions
+	auth     *web.Auth[*User]
+	views    *web.Views
+	locales  *web.Locales
 }
 
 // NewApp builds the site: the web layer's pieces, installed on a plinth.New
 // App, and the routes.
 func NewApp() (*plinth.App, error) {
+	app, _, err := newSite()
+	return app, err
+}
+
+// newSite builds the App and returns, for the tests, the pieces they act
+// on (the sessions and the auth: webtest.SignIn).
+func newSite() (*plinth.App, *site, error) {
 	users := NewUsers()
 	if err := users.SeedDemo(); err != nil { // a demo: it runs with no setup
-		return nil, err
+		return nil, nil, err
 	}
 	sessions, err := web.NewSessions(web.SessionsConfig{
 		Openers: map[string]web.OpenStore{
@@ -42,29 +50,30 @@ func NewApp() (*plinth.App, error) {
 		},
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	locales, err := web.NewLocales(web.LocalesConfig{Files: localeFiles, Dir: "locales", StrictKeys: true})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	templates, err := fs.Sub(templateFiles, "templates")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	views, err := web.NewViews(web.ViewsConfig{Files: templates})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s := &site{
-		users:   users,
-		auth:    web.NewAuth(web.AuthConfig[*User]{LoadUser: users.ByID}),
-		views:   views,
-		locales: locales,
+		users:    users,
+		sessions: sessions,
+		auth:     web.NewAuth(web.AuthConfig[*User]{LoadUser: users.ByID}),
+		views:    views,
+		locales:  locales,
 	}
 
 	app := plinth.New()
@@ -85,5 +94,5 @@ func NewApp() (*plinth.App, error) {
 	app.Get("/lang", locales.SwitchHandler())
 	app.Post("/lang", locales.SwitchHandler())
 	app.Mount("/static", middleware.NewStatic(static, middleware.StaticConfig{}))
-	return app, nil
+	return app, s, nil
 }

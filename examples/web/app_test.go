@@ -2,264 +2,154 @@ package main
 
 import (
 	"html"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
-	"net/http/httptest"
-	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/plinth-go/plinth/plinthtest"
+	"github.com/plinth-go/plinth/web/webtest"
 )
 
-// server starts the example on a test server.
-func server(t *testing.T) *httptest.Server {
+// client serves a fresh site to a test client that asks for pages as a
+// browser does (cookies kept, redirects not followed); s gives the tests
+// the site's sessions and auth.
+func client(t *testing.T) (*plinthtest.Client, *site) {
 	t.Helper()
-	app, err := NewApp()
+	app, s, err := newSite()
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(app)
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// browser is an HTTP client that keeps cookies, follows no redirects and
-// sends what a browser's same-origin navigation sends.
-type browser struct {
-	t    *testing.T
-	base string
-	c    *http.Client
-}
-
-func newBrowser(t *testing.T, srv *httptest.Server) *browser {
-	jar, _ := cookiejar.New(nil)
-	return &browser{t: t, base: srv.URL, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	}}}
-}
-
-func (b *browser) do(method, path string, form url.Values, header ...string) (*http.Response, string) {
-	b.t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequest(method, b.base+path, body)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
-	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := b.c.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp, string(data)
-}
-
-func (b *browser) login(password string) *http.Response {
-	resp, _ := b.do("POST", "/login", url.Values{"email": {DemoEmail}, "password": {password}})
-	return resp
+	// pages are asked for as a browser does
+	browser := http.Header{"Accept": {"text/html,application/xhtml+xml,*/*;q=0.8"}}
+	return plinthtest.New(t, app, plinthtest.Config{Header: browser}), s
 }
 
 func TestLoginForm(t *testing.T) {
-	b := newBrowser(t, server(t))
-	resp, body := b.do("GET", "/login", nil)
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET /login: %d", resp.StatusCode)
+	c, _ := client(t)
+	f := c.Form("/login", "form#login-form")
+	if f.Value("csrf_token") == "" {
+		t.Error("the login form has no CSRF token")
 	}
-	for _, want := range []string{`name="email"`, `name="password"`, `name="csrf_token"`, `<form method="post" action="/login"`} {
-		if !strings.Contains(body, want) {
-			t.Errorf("login page lacks %s", want)
-		}
-	}
+	f.Set("email", DemoEmail).Set("password", DemoPassword)
 }
 
 func TestLoginAccountLogout(t *testing.T) {
-	srv := server(t)
-	b := newBrowser(t, srv)
-	if resp, _ := b.do("GET", "/account", nil); resp.StatusCode != 303 || resp.Header.Get("Location") != "/login" {
-		t.Fatalf("signed-out /account: %d %q", resp.StatusCode, resp.Header.Get("Location"))
-	}
-	resp, body := b.do("POST", "/login", url.Values{"email": {DemoEmail}, "password": {"wrong"}})
-	if resp.StatusCode != 200 || !strings.Contains(body, `id="login-error"`) || !strings.Contains(body, `value="demo@example.com"`) {
-		t.Fatalf("wrong password: %d, error shown %v", resp.StatusCode, strings.Contains(body, "login-error"))
-	}
-	if resp, _ := b.do("GET", "/account", nil); resp.StatusCode != 303 {
-		t.Fatalf("after a wrong password /account: %d", resp.StatusCode)
-	}
-	resp = b.login(DemoPassword)
-	if resp.StatusCode != 303 || resp.Header.Get("Location") != "/account" {
-		t.Fatalf("login: %d %q", resp.StatusCode, resp.Header.Get("Location"))
-	}
-	u, _ := url.Parse(srv.URL)
-	old := b.c.Jar.Cookies(u)
-	resp, body = b.do("GET", "/account", nil)
-	if resp.StatusCode != 200 || !strings.Contains(body, DemoEmail) || !strings.Contains(body, "Welcome back") {
-		t.Fatalf("account: %d, email shown %v, flash %v", resp.StatusCode, strings.Contains(body, DemoEmail), strings.Contains(body, "Welcome back"))
-	}
-	if _, body = b.do("GET", "/account", nil); strings.Contains(body, "Welcome back") {
+	c, s := client(t)
+	c.Get("/account").Redirect("/login")
+	c.Form("/login", "#login-form").Set("email", DemoEmail).Set("password", "wrong").Submit().
+		Status(200).HTML().Find("#login-error")
+	c.Get("/account").Redirect("/login")
+
+	c.Form("/login", "#login-form").Set("email", DemoEmail).Set("password", DemoPassword).Submit().
+		Redirect("/account")
+	webtest.HasFlash(t, c, s.sessions, "success", "Welcome back, Demo.")
+	old, _ := c.Cookie("session")
+	c.Get("/account").Status(200).Contains("Welcome back").HTML().Find("dd#email").HasText(DemoEmail)
+	if strings.Contains(c.Get("/account").Body(), "Welcome back") {
 		t.Error("the flash was shown twice")
 	}
-	resp, _ = b.do("POST", "/logout", url.Values{})
-	if resp.StatusCode != 303 || resp.Header.Get("Location") != "/" {
-		t.Fatalf("logout: %d %q", resp.StatusCode, resp.Header.Get("Location"))
-	}
+	c.Get("/account").HTML().Form("form[action=/logout]").Submit().Redirect("/")
+
 	// The old cookie signs nobody in.
-	replay := newBrowser(t, srv)
-	replay.c.Jar.SetCookies(u, old)
-	if resp, _ := replay.do("GET", "/account", nil); resp.StatusCode != 303 {
-		t.Fatalf("old cookie after logout: %d", resp.StatusCode)
-	}
+	replay, _ := client(t)
+	replay.SetCookie(&http.Cookie{Name: "session", Value: old})
+	replay.Get("/account").Redirect("/login")
+}
+
+func TestSignedIn(t *testing.T) {
+	c, s := client(t)
+	webtest.SignIn(t, c, s.sessions, s.auth, "1")
+	c.Get("/account").Status(200).HTML().Find("#email").HasText(DemoEmail)
+	webtest.SessionOf(t, c, s.sessions).Has("_uid")
+	webtest.SignOut(t, c, s.sessions, s.auth)
+	c.Get("/account").Redirect("/login")
 }
 
 // TestLoginWithToken: a client that sends neither Sec-Fetch-Site nor Origin
 // signs in with the form's CSRF field, and is refused without it.
 func TestLoginWithToken(t *testing.T) {
-	b := newBrowser(t, server(t))
-	_, page := b.do("GET", "/login", nil)
-	m := tokenRe.FindStringSubmatch(page)
-	if m == nil {
-		t.Fatal("no token")
-	}
-	resp, _ := b.do("POST", "/login", url.Values{"email": {DemoEmail}, "password": {DemoPassword}}, "Sec-Fetch-Site", "")
-	if resp.StatusCode != 403 {
-		t.Fatalf("no headers, no token: %d", resp.StatusCode)
-	}
-	resp, _ = b.do("POST", "/login", url.Values{"email": {DemoEmail}, "password": {DemoPassword}, "csrf_token": {m[1]}}, "Sec-Fetch-Site", "")
-	if resp.StatusCode != 303 {
-		t.Fatalf("no headers, token: %d", resp.StatusCode)
-	}
+	c, _ := client(t)
+	oldBrowser := []string{"Sec-Fetch-Site", "", "Origin", ""}
+	login := c.Form("/login", "#login-form").Set("email", DemoEmail).Set("password", DemoPassword)
+	token := login.Value("csrf_token")
+	login.Remove("csrf_token").Submit(oldBrowser...).Status(403)
+	login.Set("csrf_token", token).Submit(oldBrowser...).Redirect("/account")
+
 	// Signing in replaced the CSRF secret: the token taken before is
 	// refused, one from a page after it works.
-	resp, _ = b.do("POST", "/logout", url.Values{"csrf_token": {m[1]}}, "Sec-Fetch-Site", "")
-	if resp.StatusCode != 403 {
-		t.Fatalf("logout with the token taken before sign-in: %d, want 403", resp.StatusCode)
-	}
-	_, page = b.do("GET", "/account", nil)
-	if m = tokenRe.FindStringSubmatch(page); m == nil {
-		t.Fatal("no token on the account page")
-	}
-	resp, _ = b.do("POST", "/logout", url.Values{"csrf_token": {m[1]}}, "Sec-Fetch-Site", "")
-	if resp.StatusCode != 303 {
-		t.Fatalf("logout with a token taken after sign-in: %d", resp.StatusCode)
-	}
+	logout := c.Get("/account").HTML().Form("form[action=/logout]")
+	logout.Set("csrf_token", token).Submit(oldBrowser...).Status(403)
+	c.Get("/account").HTML().Form("form[action=/logout]").Submit(oldBrowser...).Redirect("/")
 }
 
-var tokenRe = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
-
 func TestCrossSiteRefused(t *testing.T) {
-	b := newBrowser(t, server(t))
-	b.login(DemoPassword)
+	c, s := client(t)
+	webtest.SignIn(t, c, s.sessions, s.auth, "1")
+	logout := c.Get("/account").HTML().Form("form[action=/logout]")
 	for _, site := range []string{"cross-site", "same-site"} {
-		resp, body := b.do("POST", "/logout", url.Values{}, "Sec-Fetch-Site", site, "Origin", "http://127.0.0.1:1")
-		if resp.StatusCode != 403 || !strings.Contains(body, "<h1>403") {
-			t.Errorf("%s POST: %d", site, resp.StatusCode)
-		}
+		logout.Submit("Sec-Fetch-Site", site, "Origin", "http://127.0.0.1:1").Status(403).Contains("<h1>403")
 	}
-	if resp, _ := b.do("GET", "/account", nil); resp.StatusCode != 200 {
-		t.Errorf("a refused logout signed out: %d", resp.StatusCode)
-	}
+	c.Get("/account").Status(200)
 }
 
 func TestLanguages(t *testing.T) {
-	b := newBrowser(t, server(t))
-	for accept, want := range map[string][]string{
-		"":                       {`<html lang="en">`, "Welcome"},
-		"en-GB,en;q=0.9":         {`<html lang="en">`, "Welcome"},
-		"fr-CA,fr;q=0.9,en;q=.5": {`<html lang="fr">`, "Bienvenue"},
-		"de-DE,de;q=0.9":         {`<html lang="de">`, "Willkommen"},
-		"ja,es;q=0.8":            {`<html lang="en">`, "Welcome"},
+	c, _ := client(t)
+	for accept, want := range map[string][2]string{
+		"":                       {"en", "Welcome"},
+		"en-GB,en;q=0.9":         {"en", "Welcome"},
+		"fr-CA,fr;q=0.9,en;q=.5": {"fr", "Bienvenue"},
+		"de-DE,de;q=0.9":         {"de", "Willkommen"},
+		"ja,es;q=0.8":            {"en", "Welcome"},
 	} {
-		_, body := b.do("GET", "/", nil, "Accept-Language", accept)
-		for _, w := range want {
-			if !strings.Contains(body, w) {
-				t.Errorf("Accept-Language %q: page lacks %q", accept, w)
-			}
-		}
+		c.Get("/", "Accept-Language", accept).Contains(want[1]).HTML().Find("html").HasAttr("lang", want[0])
 	}
-	_, page := b.do("GET", "/contact?x=1", nil)
-	m := regexp.MustCompile(`href="(/lang\?lang=fr[^"]*)"`).FindStringSubmatch(page)
-	if m == nil {
-		t.Fatal("no French link")
-	}
-	resp, _ := b.do("GET", strings.ReplaceAll(m[1], "&amp;", "&"), nil)
-	if resp.StatusCode != 303 || resp.Header.Get("Location") != "/contact?x=1" {
-		t.Fatalf("switch from /contact?x=1: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
-	}
-	if _, body := b.do("GET", "/", nil, "Accept-Language", "de"); !strings.Contains(body, `<html lang="fr">`) {
-		t.Error("the chosen language does not stick over Accept-Language")
-	}
+	href := c.Get("/contact?x=1").HTML().Find("a#lang-fr").Attr("href")
+	c.Get(href).Redirect("/contact?x=1")
+	c.Get("/", "Accept-Language", "de").HTML().Find("html").HasAttr("lang", "fr") // the choice sticks
 }
 
 func TestCSPNonce(t *testing.T) {
-	b := newBrowser(t, server(t))
-	resp, body := b.do("GET", "/csp", nil)
-	csp := resp.Header.Get("Content-Security-Policy")
-	m := regexp.MustCompile(`'nonce-([^']+)'`).FindStringSubmatch(csp)
+	c, _ := client(t)
+	r := c.Get("/csp")
+	m := regexp.MustCompile(`'nonce-([^']+)'`).FindStringSubmatch(r.Headers().Get("Content-Security-Policy"))
 	if m == nil {
-		t.Fatalf("CSP %q has no nonce", csp)
+		t.Fatalf("CSP %q has no nonce", r.Headers().Get("Content-Security-Policy"))
 	}
-	// html/template escapes the nonce's base64 ("+" as "&#43;"); the
-	// browser reads the attribute unescaped.
-	attr := regexp.MustCompile(`<script nonce="([^"]+)">`).FindStringSubmatch(body)
-	if attr == nil || html.UnescapeString(attr[1]) != m[1] {
-		t.Errorf("the inline script does not carry the header's nonce %q: %v", m[1], attr)
-	}
-	if strings.Count(body, "<script") != 2 || !strings.Contains(body, "<script>document.getElementById(\"injected-status\")") {
-		t.Error("the page lacks its script without a nonce")
-	}
-	_, body2 := b.do("GET", "/csp", nil)
-	if strings.Contains(body2, m[1]) {
+	page := r.HTML()
+	page.Find("script[nonce]").HasAttr("nonce", m[1]) // the parser unescapes it as a browser does
+	page.Count("script", 2)
+	if strings.Contains(c.Get("/csp").Body(), m[1]) || strings.Contains(c.Get("/csp").Body(), html.EscapeString(m[1])) {
 		t.Error("the nonce is reused across requests")
 	}
 }
 
 func TestContactValidation(t *testing.T) {
-	b := newBrowser(t, server(t))
-	resp, body := b.do("POST", "/contact", url.Values{"name": {"Ada"}, "email": {"not-an-email"}, "message": {"short"}})
-	if resp.StatusCode != 422 {
-		t.Fatalf("invalid contact: %d", resp.StatusCode)
-	}
-	for _, want := range []string{`value="Ada"`, `value="not-an-email"`, ">short</textarea>", `id="error-email"`, `id="error-message"`, "flash-error", "at least 10 characters"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("re-rendered form lacks %q", want)
-		}
-	}
-	if strings.Contains(body, `id="error-name"`) {
-		t.Error("a valid field is marked")
-	}
-	if _, body := b.do("GET", "/contact", nil); strings.Contains(body, "flash-error") {
-		t.Error("the flash shown with the form is shown again")
-	}
-	resp, _ = b.do("POST", "/contact", url.Values{"name": {"Ada"}, "email": {"ada@example.com"}, "message": {"Hello there, Plinth."}})
-	if resp.StatusCode != 303 {
-		t.Fatalf("valid contact: %d", resp.StatusCode)
-	}
-	if _, body := b.do("GET", "/contact", nil); !strings.Contains(body, "Thank you, Ada") {
-		t.Error("no success flash")
-	}
+	c, s := client(t)
+	page := c.Form("/contact", "#contact-form").
+		Set("name", "Ada").Set("email", "not-an-email").Set("message", "short").Submit().
+		Status(422).Contains("at least 10 characters").HTML()
+	page.Find("input[name=name]").HasAttr("value", "Ada")
+	page.Find("input[name=email]").HasAttr("value", "not-an-email")
+	page.Find("textarea[name=message]").HasText("short")
+	page.Find("#error-email")
+	page.Find("#error-message")
+	page.Find(".flash-error")
+	page.Count("#error-name", 0)
+	c.Get("/contact").HTML().Count(".flash-error", 0)
+
+	c.Form("/contact", "#contact-form").
+		Set("name", "Ada").Set("email", "ada@example.com").Set("message", "Hello there, Plinth.").Submit().
+		Status(303)
+	webtest.HasFlash(t, c, s.sessions, "success", "Thank you, Ada: your message was sent.")
+	c.Get("/contact").Contains("Thank you, Ada")
 }
 
 func TestErrorPages(t *testing.T) {
-	b := newBrowser(t, server(t))
-	resp, body := b.do("GET", "/no/such/page", nil, "Accept-Language", "fr")
-	if resp.StatusCode != 404 || !strings.Contains(body, "<h1>404") || !strings.Contains(body, `<html lang="fr">`) || !strings.Contains(body, resp.Header.Get("X-Request-Id")) {
-		t.Errorf("HTML 404: %d %s", resp.StatusCode, body)
-	}
-	resp, body = b.do("GET", "/no/such/page", nil, "Accept", "application/json")
-	if resp.StatusCode != 404 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
-		t.Errorf("JSON 404: %d %q %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
-	}
+	c, _ := client(t)
+	r := c.Get("/no/such/page", "Accept-Language", "fr").Status(404).Contains("<h1>404")
+	r.Contains(r.Headers().Get("X-Request-Id")).HTML().Find("html").HasAttr("lang", "fr")
+	c.Get("/no/such/page", "Accept", "application/json").Problem(404, "")
 }
 
 // GET /hello answers plain text with the short set of security headers:

@@ -18,6 +18,9 @@ var knownPackages = map[string]string{
 	"storetest":  "github.com/plinth-go/plinth/web/storetest",
 	"pgstore":    "github.com/plinth-go/plinth/web/pgstore",
 	"ws":         "github.com/plinth-go/plinth/ws",
+	"plinthtest": "github.com/plinth-go/plinth/plinthtest",
+	"webtest":    "github.com/plinth-go/plinth/web/webtest",
+	"datatest":   "github.com/plinth-go/plinth/data/datatest",
 	// web/redisstore is also "redisstore": a snippet using it imports it.
 
 	// The standard library.

@@ -1,0 +1,5 @@
+//go:build race
+
+package plinthtest_test
+
+const raceEnabled = true
