@@ -107,6 +107,15 @@ type Config struct {
 	// two cores, within noise, and its command).
 	ReusePort int
 
+	// Engine chooses the HTTP/1.1 server under the App: "" or "std" is
+	// net/http (the default, unchanged); "fast" is Plinth's own engine
+	// (internal/engine, docs/engine.md): pooled requests, pipelined
+	// HTTP/1.1, the same App and handlers, with documented differences (a
+	// handler must not keep the *http.Request, its Header, URL or Body after
+	// it returns). The engine refuses TLS, HTTP/2 and H2C at Serve. Any other
+	// value is an error. PLINTH_ENGINE.
+	Engine string
+
 	// Logger receives the startup line and server errors. Nil means the
 	// App's Logger, then slog.Default().
 	Logger *slog.Logger
@@ -124,6 +133,12 @@ const (
 	DefaultMaxConnections    = 10000
 	DefaultShutdownTimeout   = 30 * time.Second
 	DefaultReadinessCacheTTL = time.Second
+)
+
+// The values of Config.Engine (PLINTH_ENGINE); "" is EngineStd.
+const (
+	EngineStd  = "std"  // net/http
+	EngineFast = "fast" // Plinth's HTTP/1.1 engine (docs/engine.md)
 )
 
 // Off switches a limit or a timeout off where it can be: MaxBodyBytes: Off
@@ -173,6 +188,7 @@ func (c *Config) readEnv(e *envReader) {
 	e.String("PLINTH_TLS_CERT_FILE", &c.TLSCertFile)
 	e.String("PLINTH_TLS_KEY_FILE", &c.TLSKeyFile)
 	e.Bool("PLINTH_H2C", &c.H2C)
+	e.String("PLINTH_ENGINE", &c.Engine)
 }
 
 // withDefaults fills zero fields with the defaults, turns negative values
@@ -261,6 +277,11 @@ func (c *Config) check(e *envReader) {
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		e.Failf("set both PLINTH_TLS_CERT_FILE and PLINTH_TLS_KEY_FILE (TLSCertFile, TLSKeyFile), or neither")
+	}
+	switch c.Engine {
+	case "", EngineStd, EngineFast:
+	default:
+		e.Failf("PLINTH_ENGINE (Engine)=%q: want %q (net/http, the default) or %q (Plinth's engine)", c.Engine, EngineStd, EngineFast)
 	}
 	if c.ReusePort < 0 {
 		e.Failf("PLINTH_REUSE_PORT (ReusePort) %d is negative", c.ReusePort)

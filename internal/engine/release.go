@@ -1,0 +1,7 @@
+//go:build !plinth_enginepoison
+
+package engine
+
+// releaseRequest is called when a request's handler has returned and its
+// response is finished; the request is reused for the next one.
+func releaseRequest(*conn) {}
