@@ -35,17 +35,17 @@ type conn struct {
 	cancel context.CancelFunc
 	remote string
 
-	tmpl   http.Request // reset template: the connection's context
-	req    *http.Request
-	url    url.URL
-	hdr    http.Header
-	vals   []string
-	body   body
-	resp   response
-	big    []byte // a head longer than the read buffer
-	rdl    time.Time
-	wdl    bool // a write deadline was set by the handler
-	werr   error
+	tmpl       http.Request // reset template: the connection's context
+	req        *http.Request
+	url        url.URL
+	hdr        http.Header
+	vals       []string
+	body       body
+	resp       response
+	big        []byte // a head longer than the read buffer
+	rdl        time.Time
+	wdl        bool // a write deadline was set by the handler
+	werr       error
 	lastPOST   bool
 	closeAfter bool
 	hijacked   bool
