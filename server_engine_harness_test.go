@@ -393,10 +393,20 @@ func (rr *responseReader) add(s string) {
 	}
 }
 
+// clientAddrs numbers the client addresses 127.x.y.z (from 127.0.1.0).
+var clientAddrs atomic.Uint32
+
+func init() { clientAddrs.Store(256) }
+
 // exchange sends raw on a new connection to s and returns the outcome.
 func (s *diffServer) exchange(t testing.TB, raw []byte) outcome {
 	t.Helper()
-	nc, err := net.DialTimeout("tcp", s.addr, soon)
+	// Each exchange comes from its own loopback address, so that the
+	// client address keys one connection for the life of the process.
+	n := clientAddrs.Add(1)
+	local := &net.TCPAddr{IP: net.IPv4(127, byte(n>>16), byte(n>>8), byte(n))}
+	d := net.Dialer{Timeout: soon, LocalAddr: local}
+	nc, err := d.Dial("tcp", s.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,6 +517,25 @@ func verdict(std, fast outcome) (same bool, servesMore bool) {
 		}
 	}
 	return same, servesMore
+}
+
+// earlyRefusal reports whether the engine refused, at once, a request
+// that net/http is still waiting to read to the end: the same statuses and
+// handler calls, then only 4xx and a close on the engine, while net/http
+// waits for more bytes. It is not a difference if net/http refuses the
+// same request once its head is finished (probe: raw and a blank line).
+func earlyRefusal(t testing.TB, std *diffServer, raw []byte, s, e outcome) bool {
+	if s.closed || s.stuck || !e.closed || !slices.Equal(s.obs, e.obs) || len(e.statuses) <= len(s.statuses) ||
+		!slices.Equal(e.statuses[:len(s.statuses)], s.statuses) {
+		return false
+	}
+	for _, st := range e.statuses[len(s.statuses):] {
+		if len(st) != 3 || st[0] != '4' {
+			return false
+		}
+	}
+	probe := std.exchange(t, append(slices.Clip(raw), "\r\n\r\n"...))
+	return probe.closed && len(probe.obs) == len(s.obs) && slices.Equal(probe.statuses, e.statuses)
 }
 
 // quoteRaw shows a raw request readably in a failure.
