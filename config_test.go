@@ -278,6 +278,7 @@ func TestConfigResolvesToItself(t *testing.T) {
 		"TLSCertFile":       {{"", ""}, {"cert.pem", nil}}, // alone: needs TLSKeyFile
 		"TLSKeyFile":        {{"", ""}, {"key.pem", nil}},
 		"H2C":               {{false, false}, {true, true}},
+		"Engine":            {{"", ""}, {"std", "std"}, {"fast", "fast"}, {"turbo", nil}},
 		"ReusePort":         {{0, 0}, {3, 3}, {Off, nil}},
 		"Logger":            {{(*slog.Logger)(nil), (*slog.Logger)(nil)}, {logger, logger}},
 	}
@@ -375,6 +376,7 @@ var coreVariables = []struct {
 	{"PLINTH_TLS_CERT_FILE", "", nil, "cert.pem"}, // alone: needs the key
 	{"PLINTH_TLS_KEY_FILE", "", nil, ""}, // its error is the same as the cert's: tested alone below
 	{"PLINTH_H2C", "true", func(c Config, _ settings) bool { return c.H2C }, "maybe"},
+	{"PLINTH_ENGINE", "fast", func(c Config, _ settings) bool { return c.Engine == EngineFast }, "quick"},
 	{"PLINTH_HANDLER_TIMEOUT", "0", func(_ Config, s settings) bool { return s.handlerTimeout == 0 }, "soon"},
 	{"PLINTH_TRUSTED_PROXIES", "10.0.0.0/8", func(_ Config, s settings) bool { return len(s.trusted) == 1 }, "10.0.0.0/8,nope"},
 	{"PLINTH_FORWARDED_HEADER", "Forwarded", func(_ Config, s settings) bool { return s.forwarded == forwarded }, "X-Real-IP"},

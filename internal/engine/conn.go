@@ -276,7 +276,8 @@ func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 			}
 		}
 		if _, err := br.Peek(len(buf) + 1); err != nil {
-			return "", c.eofError(err, len(buf)), true
+			perr := c.eofError(err, len(buf))
+			return "", perr, perr != nil
 		}
 	}
 }
@@ -325,7 +326,8 @@ func (c *conn) readBigHead() (string, *parseError, bool) {
 		from = next
 		if _, err := br.Peek(1); err != nil {
 			c.big = big[:0]
-			return "", c.eofError(err, len(big)), true
+			perr := c.eofError(err, len(big))
+			return "", perr, perr != nil
 		}
 	}
 }

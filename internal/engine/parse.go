@@ -97,7 +97,9 @@ func checkHeaderLine(line []byte) *parseError {
 		return errMalformed
 	}
 	for _, c := range line[:colon] {
-		if !isTokenByte(c) {
+		// A space is let through here, as net/textproto does: net/http
+		// refuses the name later, after its version and Host checks.
+		if !isTokenByte(c) && c != ' ' {
 			return errMalformed
 		}
 	}
@@ -109,11 +111,12 @@ func checkHeaderLine(line []byte) *parseError {
 	return nil
 }
 
-// trimRight drops trailing ASCII white space (space, tab, CR, LF), as
-// net/textproto's trim does at the end of a header line.
+// trimRight drops trailing spaces and tabs, as net/textproto's trim does at
+// the end of a header line (a CR left before the line's CRLF stays, and
+// fails the value check).
 func trimRight[T string | []byte](s T) T {
 	n := len(s)
-	for n > 0 && (s[n-1] == ' ' || s[n-1] == '\t' || s[n-1] == '\r' || s[n-1] == '\n') {
+	for n > 0 && (s[n-1] == ' ' || s[n-1] == '\t') {
 		n--
 	}
 	return s[:n]
@@ -278,16 +281,23 @@ func (c *conn) parseHead(head string) *parseError {
 	}
 	h := req.Header
 	vals := c.vals[:0]
+	badName := false
 	rest := head[lineEnd+1:]
 	for {
 		i := strings.IndexByte(rest, '\n')
 		line := rest[:i]
 		rest = rest[i+1:]
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
 		line = trimRight(line)
 		if line == "" {
 			break
 		}
 		colon := strings.IndexByte(line, ':')
+		if strings.IndexByte(line[:colon], ' ') >= 0 {
+			badName = true
+		}
 		key := canonicalKey(line[:colon])
 		value := trimLeftSpaceTab(line[colon+1:])
 		if vv, ok := h[key]; ok {
@@ -312,6 +322,11 @@ func (c *conn) parseHead(head string) *parseError {
 			req.Host = hv[0]
 		}
 	}
+	if method == "PRI" && len(h) == 0 && target == "*" && proto == "HTTP/2.0" {
+		// As net/http: neither chunked nor declared, and the connection
+		// closes after the handler unless it hijacks it.
+		defer func() { req.ContentLength, req.Close = -1, true }()
+	}
 	if pragma, ok := h["Pragma"]; ok && len(pragma) > 0 && pragma[0] == "no-cache" {
 		if _, ok := h["Cache-Control"]; !ok {
 			h["Cache-Control"] = []string{"no-cache"}
@@ -331,8 +346,11 @@ func (c *conn) parseHead(head string) *parseError {
 	if len(hosts) == 1 && !httpguts.ValidHostHeader(hosts[0]) {
 		return badRequest("malformed Host header")
 	}
-	// Names and values were checked by headEnd; net/http's
-	// ValidHeaderFieldValue is the same rule on what is left after trimming.
+	// Values were checked by headEnd; net/http's ValidHeaderFieldValue is the
+	// same rule on what is left after trimming.
+	if badName {
+		return badRequest("invalid header name")
+	}
 	delete(h, "Host")
 	return nil
 }

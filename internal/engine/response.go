@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"net"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"time"
@@ -334,7 +335,7 @@ func first(v []string) string {
 	return v[0]
 }
 
-func textTrim(s string) string { return trimRight(trimLeftSpaceTab(s)) }
+func textTrim(s string) string { return textproto.TrimString(s) }
 
 // appendBlock appends the block's lines whose name the handler did not set.
 func appendBlock(out, block []byte, names []string, h http.Header) []byte {
