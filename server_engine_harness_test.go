@@ -284,7 +284,7 @@ func startDiffServer(t testing.TB, engine string, configure func(*Config)) *diff
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	if engine != "std" && !strings.Contains(s.logs.String(), engine) {
+	if engine != "std" && !strings.Contains(s.logs.String(), "engine="+engine) {
 		t.Fatalf("engine %q: the startup line does not name it, so it is not serving:\n%s", engine, s.logs.String())
 	}
 	return s

@@ -42,7 +42,7 @@ func serveOn(t *testing.T, eng string, app *App) (*served, *syncBuffer) {
 	}
 	s := serveApp(t, app, listenLocal(t))
 	eventually(t, soon, "startup line", func() bool { return strings.Contains(logs.String(), "plinth: serving") })
-	if eng != "std" && !strings.Contains(logs.String(), eng) {
+	if eng != "std" && !strings.Contains(logs.String(), "engine="+eng) {
 		t.Fatalf("engine %q: the startup line does not name it:\n%s", eng, logs.String())
 	}
 	return s, logs
@@ -67,9 +67,9 @@ func TestEngineMirrorBadRequests(t *testing.T) {
 		raw    string
 		status int
 	}{
-		{"GET / HTTP/1.1\r\n\r\n", 400},                                                        // no Host
-		{"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400},                                  // two Hosts
-		{"GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400},                                           // bad Host
+		{"GET / HTTP/1.1\r\n\r\n", 400},                                                         // no Host
+		{"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400},                                   // two Hosts
+		{"GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400},                                            // bad Host
 		{"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400}, // CLs disagree
 		{"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", 400},
 		{"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 0x1\r\n\r\nx", 400},
