@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -54,6 +55,9 @@ func (b *body) Read(p []byte) (int, error) {
 	}
 	if len(p) == 0 {
 		return 0, nil
+	}
+	if len(b.c.out) > 0 && b.c.br.Buffered() == 0 {
+		b.c.flush() // answers to earlier pipelined requests go before a wait
 	}
 	if !b.chunked {
 		if int64(len(p)) > b.remain {
@@ -115,8 +119,7 @@ func (b *body) readTrailer() error {
 	if err != nil {
 		return err
 	}
-	peek, _ := br.Peek(br.Buffered())
-	if !bytes.Contains(peek, []byte("\r\n\r\n")) {
+	if !seeUpcomingDoubleCRLF(br) {
 		return errors.New("http: suspiciously long trailer after chunked body")
 	}
 	hdr, err := textproto.NewReader(br).ReadMIMEHeader()
@@ -136,6 +139,22 @@ func (b *body) readTrailer() error {
 	}
 	return nil
 }
+
+// seeUpcomingDoubleCRLF is net/http's: it reads until CRLF CRLF ends what
+// is buffered, the buffer is full, or the read fails.
+func seeUpcomingDoubleCRLF(r *bufio.Reader) bool {
+	for peekSize := 4; ; peekSize++ {
+		buf, err := r.Peek(peekSize)
+		if bytes.HasSuffix(buf, doubleCRLF) {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+var doubleCRLF = []byte("\r\n\r\n")
 
 // Close marks the body closed; what is left is dealt with after the handler.
 func (b *body) Close() error {

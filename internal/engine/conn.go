@@ -275,6 +275,9 @@ func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 				c.setReadDeadline(time.Now().Add(d))
 			}
 		}
+		if !c.flush() { // the answers so far go before a wait
+			return "", nil, false
+		}
 		if _, err := br.Peek(len(buf) + 1); err != nil {
 			perr := c.eofError(err, len(buf))
 			return "", perr, perr != nil
@@ -324,6 +327,9 @@ func (c *conn) readBigHead() (string, *parseError, bool) {
 			return "", errTooLarge, true
 		}
 		from = next
+		if !c.flush() {
+			return "", nil, false
+		}
 		if _, err := br.Peek(1); err != nil {
 			c.big = big[:0]
 			perr := c.eofError(err, len(big))
