@@ -535,7 +535,16 @@ func earlyRefusal(t testing.TB, std *diffServer, raw []byte, s, e outcome) bool 
 		}
 	}
 	probe := std.exchange(t, append(slices.Clip(raw), "\r\n\r\n"...))
-	return probe.closed && len(probe.obs) == len(s.obs) && slices.Equal(probe.statuses, e.statuses)
+	if !probe.closed || len(probe.obs) != len(s.obs) || len(probe.statuses) != len(e.statuses) ||
+		!slices.Equal(probe.statuses[:len(s.statuses)], s.statuses) {
+		return false
+	}
+	for _, st := range probe.statuses[len(s.statuses):] {
+		if len(st) != 3 || st[0] < '4' { // net/http refuses too, maybe with another 4xx/5xx
+			return false
+		}
+	}
+	return true
 }
 
 // quoteRaw shows a raw request readably in a failure.

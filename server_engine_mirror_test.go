@@ -478,3 +478,5 @@ func TestEngineMirrorTimeouts(t *testing.T) {
 		}
 	})
 }
+
+func deadlineSoon() time.Time { return time.Now().Add(soon) }
