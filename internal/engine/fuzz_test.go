@@ -151,7 +151,9 @@ func compareHead(raw []byte) string {
 
 func itoa(n int) string { return strings.TrimSpace(strings.Replace(sprint(n), " ", "", -1)) }
 
-func sprint(v any) string { return strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(fmtV(v), "\n", " "), "\t", " ")) }
+func sprint(v any) string {
+	return strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(fmtV(v), "\n", " "), "\t", " "))
+}
 
 var errSeed = errors.New("seed")
 
