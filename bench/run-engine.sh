@@ -102,13 +102,17 @@ if [ "$what" = wall-locked ]; then
 	cpus=$(nproc)
 	client_cpu=$((cpus > 1 ? 1 : 0))
 	declare -A port pid
+	logs=$(mktemp -d)
 	p=$((19000 + RANDOM % 500))
-	cleanup() { for f in "${!pid[@]}"; do kill "${pid[$f]}" 2>/dev/null || true; done; }
+	cleanup() {
+		for f in "${!pid[@]}"; do kill "${pid[$f]}" 2>/dev/null || true; done
+		rm -rf "$logs"
+	}
 	trap cleanup EXIT
 	for fw in $wall_fws; do
 		port[$fw]=$p
 		p=$((p + 1))
-		taskset -c 0 bin/bench-server -framework "$fw" -scenario minimal -addr "127.0.0.1:${port[$fw]}" 2>"results/.engine-$fw.log" &
+		taskset -c 0 bin/bench-server -framework "$fw" -scenario minimal -addr "127.0.0.1:${port[$fw]}" 2>"$logs/$fw.log" &
 		pid[$fw]=$!
 	done
 	for fw in $wall_fws; do
@@ -116,7 +120,7 @@ if [ "$what" = wall-locked ]; then
 			curl -s -o /dev/null "http://127.0.0.1:${port[$fw]}/" && break
 			sleep 0.1
 		done
-		curl -s -o /dev/null "http://127.0.0.1:${port[$fw]}/" || { cat "results/.engine-$fw.log" >&2; echo "run-engine: $fw did not start" >&2; exit 1; }
+		curl -s -o /dev/null "http://127.0.0.1:${port[$fw]}/" || { cat "$logs/$fw.log" >&2; echo "run-engine: $fw did not start" >&2; exit 1; }
 	done
 	load() { # framework pipeline conns -> req/s
 		taskset -c "$client_cpu" bin/loadgen -json -workers 1 -c "$3" -pipeline "$2" -d "${secs}s" -warmup 1s \

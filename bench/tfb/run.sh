@@ -16,7 +16,8 @@
 #
 # Environment (defaults in brackets):
 #   DATABASE_URL    [postgres://postgres@127.0.0.1:5432/hello_world?sslmode=disable]
-#   IMPLS           implementations, first is the one rotated from [plinth go-std fiber gin]
+#   IMPLS           implementations, first is the one rotated from [plinth go-std fiber gin];
+#                   plinth-fast is tfb-server on Plinth's own engine (PLINTH_ENGINE=fast)
 #   TESTS           [json db fortunes queries updates cached-queries plaintext]
 #   CONNS           connections of json, db and fortunes [64 256]
 #   QUERY_CONNS     connections of queries, updates and cached-queries [512]
