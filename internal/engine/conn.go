@@ -47,6 +47,7 @@ type conn struct {
 	wdl        bool // a write deadline was set by the handler
 	werr       error
 	lastPOST   bool
+	served     bool // a request was read: the next wait is an idle one
 	closeAfter bool
 	hijacked   bool
 }
@@ -212,9 +213,16 @@ func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 		if !c.flush() {
 			return "", nil, false
 		}
-		if d := c.srv.cfg.IdleTimeout; d > 0 {
+		// A new connection gets the head's timeout for its first byte, as
+		// on net/http; between requests, the idle timeout.
+		d := c.srv.cfg.IdleTimeout
+		if !c.served && c.srv.cfg.HeaderReadTimeout > 0 {
+			d = c.srv.cfg.HeaderReadTimeout
+		}
+		if d > 0 {
 			c.setReadDeadline(time.Now().Add(d))
 		}
+		c.served = true
 		c.state.Store(stateIdle)
 		if c.srv.shutting.Load() {
 			return "", nil, false

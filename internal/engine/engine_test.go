@@ -223,3 +223,18 @@ func TestShutdown(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSilentConnectionGetsHeaderTimeout: a connection that sends nothing is
+// closed after the head's timeout, not the idle one (as on net/http).
+func TestSilentConnectionGetsHeaderTimeout(t *testing.T) {
+	_, addr := start(t, echo(), func(c *Config) { c.HeaderReadTimeout = 200 * time.Millisecond; c.IdleTimeout = time.Minute })
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("silent connection: %v, want EOF within the header timeout", err)
+	}
+}
