@@ -32,6 +32,7 @@
 #   DB_CPU          CPUs the local PostgreSQL is pinned to during the run (restored after), so that it does not
 #                   take the server's CPU: the stand-in for TFB's separate database host; "" leaves it alone [CLIENT_CPU]
 #   VERIFY          0 skips tfb-verify [1]
+#   PORT_BASE       the servers listen on 127.0.0.1:PORT_BASE+1, +2, ... [18080]
 #   PLINTH_DATABASE_MAX_CONNS  pool size of every implementation [data's default, max(4, 4*GOMAXPROCS)]
 #   OUT             results file stem [../results/tfb-<date>]
 #
@@ -56,6 +57,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${DB_CPU=$CLIENT_CPU}"
 : "${WRK_THREADS:=1}"
 : "${VERIFY:=1}"
+: "${PORT_BASE:=18080}"
 date=$(date -u +%F)
 : "${OUT:=$here/../results/tfb-$date}"
 export DATABASE_URL
@@ -80,7 +82,7 @@ pin_database
 
 echo "== servers (pinned to CPU $SERVER_CPU: GOMAXPROCS $(taskset -c "$SERVER_CPU" nproc))"
 declare -A port spid
-p=18080
+p=$PORT_BASE
 for impl in "${impls[@]}"; do
 	p=$((p + 1))
 	port[$impl]=$p
