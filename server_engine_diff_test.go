@@ -218,6 +218,14 @@ func engineCorpus(t testing.TB) []diffCase {
 		add(fmt.Sprintf("limit/head-%d+second", total), headOfSize(total)+second)
 	}
 
+	// Heads around the engine's read buffer (4 KiB) and its multiples, alone
+	// and after a first request, so that the head straddles the buffer.
+	for _, total := range []int{4094, 4095, 4096, 4097, 4098, 8191, 8192, 8193, 16384, 32769} {
+		add(fmt.Sprintf("buffer/head-%d", total), headOfSize(total))
+		add(fmt.Sprintf("buffer/after-get-head-%d", total), req(get, "")+headOfSize(total))
+		add(fmt.Sprintf("buffer/after-post-head-%d", total), req("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n", "abc")+"\r\n"+headOfSize(total))
+	}
+
 	// Host.
 	for i, host := range []string{"", "example.com:80", "example.com:", "[::1]", "[::1]:8080", "::1", "a b", "a/b", "a\\b", "ex..com",
 		"exam_ple.com", "%", "%41", "a@b", "u:p@h", "h:abc", "h:99999", "xn--caf-dma.example", "caf\xc3\xa9.example", "a\x00", "a\x7f",

@@ -53,7 +53,7 @@ func refusedOnEngine(t *testing.T, app *plinth.App, what ...string) bool {
 	return true
 }
 
-func TestEngineRefusesTLSAndH2C(t *testing.T) {
+func TestEngineProtocolsRefused(t *testing.T) {
 	dir := t.TempDir()
 	cert, key := writeSelfSigned(t, dir)
 	app := protoApp()

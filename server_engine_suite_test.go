@@ -13,7 +13,7 @@ import (
 // within the grace period, Connection: close to requests in flight),
 // probes, the startup line, start hooks, and the protocol tests (which, on
 // the engine, assert that TLS and h2c are refused).
-const engineSuite = `^(TestServer|TestRun|TestOnStart|TestAppReady|TestH2C|TestTLS|TestRapidReset|TestEngineRefuses)`
+const engineSuite = `^(TestServer|TestRun|TestOnStart|TestAppReady|TestH2C|TestTLS|TestRapidReset|TestEngineProtocolsRefused)`
 
 // TestServerTestsOnEngine runs engineSuite again in a child process with
 // PLINTH_ENGINE=fast, so that every one of those tests, unchanged, also
