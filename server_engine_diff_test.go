@@ -331,6 +331,40 @@ func fileCorpus(t testing.TB) []diffCase {
 // only in the cases of refusalAllowed.
 func TestEngineDifferential(t *testing.T) {
 	t.Parallel()
+	runDifferential(t, engineCorpus(t), nil)
+}
+
+// TestEngineDifferentialLimits runs the cases around the limits with small
+// ones: MaxHeaderBytes 5000 (431 past it), MaxBodyBytes 64 (413, or a read
+// error for a chunked body past it), a short paced body and header timeout.
+func TestEngineDifferentialLimits(t *testing.T) {
+	t.Parallel()
+	var cs []diffCase
+	add := func(name, raw string) { cs = append(cs, diffCase{name, raw}) }
+	for total := 4990; total <= 5010; total++ {
+		add(fmt.Sprintf("head-%d", total), headOfSize(total))
+		add(fmt.Sprintf("head-%d+second", total), headOfSize(total)+second)
+	}
+	for _, n := range []int{0, 1, 63, 64, 65, 100, 5000} {
+		body := strings.Repeat("b", n)
+		add(fmt.Sprintf("cl-%d", n), req(fmt.Sprintf("POST /b HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n", n), body)+second)
+		chunkedBody := ""
+		if n > 0 {
+			chunkedBody = fmt.Sprintf("%x\r\n%s\r\n", n, body)
+		}
+		add(fmt.Sprintf("chunked-%d", n), req("POST /b HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n", chunkedBody+"0\r\n\r\n")+second)
+		add(fmt.Sprintf("chunked-split-%d", n), req("POST /b HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n",
+			strings.Repeat("1\r\nb\r\n", n)+"0\r\n\r\n")+second)
+		add(fmt.Sprintf("expect-cl-%d", n), req(fmt.Sprintf("POST /b HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: %d\r\n", n), body)+second)
+		add(fmt.Sprintf("http10-cl-%d", n), req(fmt.Sprintf("POST /b HTTP/1.0\r\nConnection: keep-alive\r\nContent-Length: %d\r\n", n), body)+"GET /2 HTTP/1.0\r\n\r\n")
+	}
+	runDifferential(t, cs, func(c *Config) {
+		c.MaxHeaderBytes = 5000
+		c.MaxBodyBytes = 64
+	})
+}
+
+func runDifferential(t *testing.T, cases []diffCase, configure func(*Config)) {
 	other := "fast"
 	if os.Getenv("PLINTH_TEST_DIFF_SELF") != "" { // develop the harness: net/http against itself
 		other = "std"
@@ -339,9 +373,8 @@ func TestEngineDifferential(t *testing.T) {
 		t.Logf("Config.Engine does not exist yet: comparing net/http with itself")
 		other = "std"
 	}
-	std := startDiffServer(t, "std", nil)
-	eng := startDiffServer(t, other, nil)
-	cases := engineCorpus(t)
+	std := startDiffServer(t, "std", configure)
+	eng := startDiffServer(t, other, configure)
 	seenName := map[string]bool{}
 	for _, c := range cases {
 		if seenName[c.name] {
