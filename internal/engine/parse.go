@@ -152,6 +152,12 @@ func validValueByte(c byte) bool { return c >= 0x80 || c == '\t' || (c >= 0x20 &
 // splitRequestLine splits and checks "METHOD target HTTP/x.y" as net/http
 // does.
 func splitRequestLine(line string) (method, target, proto string, major, minor int, err *parseError) {
+	return splitLine(line, true)
+}
+
+// splitLine is splitRequestLine; check false skips the byte checks of a
+// line headEnd has checked already.
+func splitLine(line string, check bool) (method, target, proto string, major, minor int, err *parseError) {
 	sp1 := strings.IndexByte(line, ' ')
 	if sp1 < 0 {
 		return "", "", "", 0, 0, errMalformed
@@ -165,7 +171,7 @@ func splitRequestLine(line string) (method, target, proto string, major, minor i
 	if method == "" {
 		return "", "", "", 0, 0, errMalformed
 	}
-	for i := 0; i < len(method); i++ {
+	for i := 0; check && i < len(method); i++ {
 		if !isTokenByte(method[i]) {
 			return "", "", "", 0, 0, errMalformed
 		}
@@ -182,7 +188,7 @@ func splitRequestLine(line string) (method, target, proto string, major, minor i
 	if !ok {
 		return "", "", "", 0, 0, errMalformed
 	}
-	for i := 0; i < len(target); i++ {
+	for i := 0; check && i < len(target); i++ {
 		if c := target[i]; c < ' ' || c == 0x7f {
 			return "", "", "", 0, 0, errMalformed
 		}
@@ -271,7 +277,7 @@ func (c *conn) parseHead(head string) *parseError {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
-	method, target, proto, major, minor, perr := splitRequestLine(line)
+	method, target, proto, major, minor, perr := splitLine(line, false)
 	if perr != nil {
 		return perr
 	}

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/net/http/httpguts"
 )
 
 // bodyBufferSize is how much of a body is kept before the head is written:
@@ -37,11 +35,12 @@ type response struct {
 	block         []byte   // pre-rendered header lines, see SetHeaderBlock
 	blockNames    []string // their names
 	trailers      []string
+	kvs           []headerField // commit's scratch
 }
 
 func (w *response) reset(req *http.Request) {
 	clear(w.hdr)
-	*w = response{c: w.c, req: req, hdr: w.hdr, buf: w.buf[:0], contentLength: -1}
+	*w = response{c: w.c, req: req, hdr: w.hdr, buf: w.buf[:0], kvs: w.kvs[:0], trailers: w.trailers[:0], contentLength: -1}
 	if w.buf == nil {
 		w.buf = make([]byte, 0, bodyBufferSize)
 	}
@@ -170,7 +169,10 @@ func (w *response) write(n int, p []byte, s string) (int, error) {
 	return n, nil
 }
 
-// commit writes the head, with what is buffered of the body, to c.out.
+// commit writes the head, with what is buffered of the body, to c.out. The
+// handler's header is read in one pass; the fields the server decides
+// (Content-Length, Transfer-Encoding, Connection) are skipped rather than
+// deleted, so the handler's map is left as it was, as on net/http.
 func (w *response) commit() {
 	if w.committed {
 		return
@@ -181,99 +183,120 @@ func (w *response) commit() {
 		w.WriteHeader(http.StatusOK)
 	}
 	code := w.status
-	is11 := req.ProtoAtLeast(1, 1)
+	is11 := req.ProtoMajor > 1 || req.ProtoMajor == 1 && req.ProtoMinor >= 1
 	isHEAD := req.Method == "HEAD"
 	p := w.buf
 	keepAlives := !c.srv.shutting.Load()
-	te := ""
-	if v := h["Transfer-Encoding"]; len(v) > 0 {
-		te = v[0]
-	}
-	hasTE := te != ""
-	_, declared := h["Trailer"]
-	trailers := declared
-	if !trailers {
-		for k := range h {
-			if strings.HasPrefix(k, http.TrailerPrefix) {
+	bodyAllowed := bodyAllowedForStatus(code)
+
+	var te, conn, ce, upgrade string
+	var haveCL, haveConn, haveType, haveDate, declared, trailers bool
+	kvs := w.kvs[:0]
+	for k, vv := range h {
+		switch k {
+		case "Transfer-Encoding":
+			te = first(vv)
+		case "Content-Length":
+			haveCL = true
+		case "Connection":
+			haveConn, conn = true, first(vv)
+		case "Content-Encoding":
+			ce = first(vv)
+		case "Content-Type":
+			haveType = true
+		case "Date":
+			haveDate = true
+		case "Trailer":
+			declared, trailers = true, true
+		case "Upgrade":
+			upgrade = first(vv)
+		default:
+			if len(k) > len(http.TrailerPrefix) && k[:len(http.TrailerPrefix)] == http.TrailerPrefix {
 				trailers = true
-				break
+				continue // sent as a trailer, never in the head
 			}
 		}
+		kvs = append(kvs, headerField{k, vv})
 	}
+	w.kvs = kvs
+	hasTE := te != ""
+
 	var setCL int64 = -1
-	if w.handlerDone && !trailers && !hasTE && bodyAllowedForStatus(code) && len(h["Content-Length"]) == 0 && (!isHEAD || len(p) > 0) {
+	if w.handlerDone && !trailers && !hasTE && bodyAllowed && !haveCL && (!isHEAD || len(p) > 0) {
 		w.contentLength = int64(len(p))
 		setCL = w.contentLength
 	}
-	wants10KeepAlive := req.ProtoMajor == 1 && req.ProtoMinor == 0 && hasToken(first(req.Header["Connection"]), "keep-alive")
-	wantsClose := req.Close || hasToken(first(req.Header["Connection"]), "close")
+	var reqConn string
+	if v := req.Header["Connection"]; len(v) > 0 {
+		reqConn = v[0]
+	}
+	wants10KeepAlive := req.ProtoMajor == 1 && req.ProtoMinor == 0 && reqConn != "" && hasToken(reqConn, "keep-alive")
+	wantsClose := req.Close || reqConn != "" && hasToken(reqConn, "close")
 	closeAfter := c.closeAfter
 	setKeepAlive := false
 	hasCL := w.contentLength != -1
-	if wants10KeepAlive && (isHEAD || hasCL || !bodyAllowedForStatus(code)) {
-		if _, set := h["Connection"]; !set {
-			setKeepAlive = true
-		}
+	if wants10KeepAlive && (isHEAD || hasCL || !bodyAllowed) {
+		setKeepAlive = !haveConn
 	} else if !is11 || wantsClose {
 		closeAfter = true
 	}
-	if first(h["Connection"]) == "close" || !keepAlives {
+	if conn == "close" || !keepAlives {
 		closeAfter = true
 	}
-	b := &c.body
-	if req.ContentLength != 0 && b.expect && !b.eof {
-		closeAfter = true // the client waits for a 100 it will not get
-	}
-	if req.ContentLength != 0 && !closeAfter && !w.fullDuplex && req.Body == b && b.unread() {
-		if b.closed || !b.discard() {
+	if req.ContentLength != 0 {
+		b := &c.body
+		if b.expect && !b.eof {
+			closeAfter = true // the client waits for a 100 it will not get
+		}
+		if !closeAfter && !w.fullDuplex && req.Body == b && b.unread() {
+			if b.closed || !b.discard() {
+				closeAfter = true
+			}
+		}
+		if b.err != nil {
 			closeAfter = true
 		}
 	}
-	if b.err != nil && req.ContentLength != 0 {
-		closeAfter = true
-	}
+	var skip skipMask
 	ctype := ""
-	if bodyAllowedForStatus(code) {
-		_, haveType := h["Content-Type"]
-		if first(h["Content-Encoding"]) == "" && !haveType && !hasTE && len(p) > 0 {
+	if bodyAllowed {
+		if ce == "" && !haveType && !hasTE && len(p) > 0 {
 			ctype = http.DetectContentType(p)
 		}
 	} else {
-		delete(h, "Content-Length")
-		delete(h, "Transfer-Encoding")
+		skip |= skipCL | skipTE
 		if code == http.StatusNotModified {
-			delete(h, "Content-Type")
+			skip |= skipCT
 		}
 	}
 	if hasCL && hasTE && te != "identity" {
-		delete(h, "Content-Length")
+		skip |= skipCL
 		hasCL = false
 	}
-	w.noBody = isHEAD || !bodyAllowedForStatus(code)
+	w.noBody = isHEAD || !bodyAllowed
 	switch {
-	case isHEAD || !bodyAllowedForStatus(code) || code == http.StatusNoContent:
-		delete(h, "Transfer-Encoding")
-	case hasCL:
-		delete(h, "Transfer-Encoding")
+	case isHEAD || !bodyAllowed || code == http.StatusNoContent, hasCL:
+		skip |= skipTE
 	case is11:
+		skip |= skipTE
 		if hasTE && te == "identity" {
 			closeAfter = true
-			delete(h, "Transfer-Encoding")
 		} else {
 			w.chunking = true
-			delete(h, "Transfer-Encoding")
 		}
 	default:
 		closeAfter = true
-		delete(h, "Transfer-Encoding")
+		skip |= skipTE
 	}
 	if w.chunking {
-		delete(h, "Content-Length")
+		skip |= skipCL
 		setCL = -1
 	}
-	if closeAfter && (!keepAlives || !hasToken(first(h["Connection"]), "close")) && !(code == http.StatusSwitchingProtocols && first(h["Upgrade"]) != "") {
-		delete(h, "Connection")
+	connClose := hasToken(conn, "close")
+	if closeAfter && (!keepAlives || !connClose) && !(code == http.StatusSwitchingProtocols && upgrade != "") {
+		skip |= skipConn
 		setKeepAlive = false
+		connClose = false
 	}
 	c.closeAfter = closeAfter
 	if declared {
@@ -287,7 +310,23 @@ func (w *response) commit() {
 	}
 
 	out := appendStatusLine(c.out, is11, code)
-	out = appendHeader(out, h, w.blockNames)
+	for _, kv := range kvs {
+		if skip != 0 {
+			switch {
+			case skip&skipCL != 0 && kv.k == "Content-Length",
+				skip&skipTE != 0 && kv.k == "Transfer-Encoding",
+				skip&skipConn != 0 && kv.k == "Connection",
+				skip&skipCT != 0 && kv.k == "Content-Type":
+				continue
+			}
+		}
+		if !validFieldName(kv.k) {
+			continue
+		}
+		for _, v := range kv.v {
+			out = appendField(out, kv.k, v)
+		}
+	}
 	if ctype != "" {
 		out = append(out, "Content-Type: "...)
 		out = append(out, ctype...)
@@ -301,17 +340,17 @@ func (w *response) commit() {
 	if w.chunking {
 		out = append(out, "Transfer-Encoding: chunked\r\n"...)
 	}
-	if _, ok := h["Date"]; !ok {
+	if !haveDate {
 		out = append(out, *dateLine.Load()...)
 	}
 	switch {
-	case closeAfter && is11 && !hasToken(first(h["Connection"]), "close"):
+	case closeAfter && is11 && !connClose:
 		out = append(out, "Connection: close\r\n"...)
 	case setKeepAlive:
 		out = append(out, "Connection: keep-alive\r\n"...)
 	}
 	if len(w.block) > 0 {
-		out = appendBlock(out, w.block, w.blockNames, h)
+		out = appendBlock(out, w.block, w.blockNames, kvs)
 	}
 	out = append(out, "\r\n"...)
 	if len(p) > 0 && !w.noBody {
@@ -328,6 +367,33 @@ func (w *response) commit() {
 	w.buf = w.buf[:0]
 }
 
+// headerField is one field of the handler's header, as commit reads it.
+type headerField struct {
+	k string
+	v []string
+}
+
+type skipMask uint8
+
+const (
+	skipCL skipMask = 1 << iota
+	skipTE
+	skipConn
+	skipCT
+)
+
+func validFieldName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if !tokenTable[k[i]] {
+			return false
+		}
+	}
+	return true
+}
+
 func first(v []string) string {
 	if len(v) == 0 {
 		return ""
@@ -337,16 +403,19 @@ func first(v []string) string {
 
 func textTrim(s string) string { return textproto.TrimString(s) }
 
-// appendBlock appends the block's lines whose name the handler did not set.
-func appendBlock(out, block []byte, names []string, h http.Header) []byte {
-	skip := false
-	for _, n := range names {
-		if _, ok := h[n]; ok {
-			skip = true
-			break
+// appendBlock appends the block's lines whose name the handler did not set
+// (kvs is the handler's header; both are short, so no map is consulted).
+func appendBlock(out, block []byte, names []string, kvs []headerField) []byte {
+	clash := false
+	for _, kv := range kvs {
+		for _, n := range names {
+			if len(n) == len(kv.k) && n == kv.k {
+				clash = true
+				break
+			}
 		}
 	}
-	if !skip {
+	if !clash {
 		return append(out, block...)
 	}
 	i := 0
@@ -355,7 +424,14 @@ func appendBlock(out, block []byte, names []string, h http.Header) []byte {
 		for j < len(block) && block[j] != '\n' {
 			j++
 		}
-		if _, ok := h[n]; !ok {
+		set := false
+		for _, kv := range kvs {
+			if kv.k == n {
+				set = true
+				break
+			}
+		}
+		if !set {
 			out = append(out, block[i:j+1]...)
 		}
 		i = j + 1
@@ -509,7 +585,7 @@ func appendStatusLine(out []byte, is11 bool, code int) []byte {
 // declarations by prefix are not sent.
 func appendHeader(out []byte, h http.Header, _ []string) []byte {
 	for k, vv := range h {
-		if !httpguts.ValidHeaderFieldName(k) {
+		if !validFieldName(k) {
 			continue
 		}
 		if strings.HasPrefix(k, http.TrailerPrefix) {
@@ -525,7 +601,13 @@ func appendHeader(out []byte, h http.Header, _ []string) []byte {
 func appendField(out []byte, k, v string) []byte {
 	out = append(out, k...)
 	out = append(out, ": "...)
-	v = textTrim(v)
+	if n := len(v); n > 0 && (v[0] <= ' ' || v[n-1] <= ' ') {
+		v = textTrim(v)
+	}
+	if strings.IndexByte(v, '\n') < 0 && strings.IndexByte(v, '\r') < 0 {
+		out = append(out, v...)
+		return append(out, "\r\n"...)
+	}
 	for i := 0; i < len(v); i++ {
 		ch := v[i]
 		if ch == '\r' || ch == '\n' {
