@@ -400,7 +400,7 @@ func runDifferential(t *testing.T, cases []diffCase, configure func(*Config)) {
 		}()
 	}
 	wg.Wait()
-	var same, early, allowed, servedMore, refusedMore, otherDiff, stdRefused, stdServed int
+	var same, early, late, allowed, servedMore, refusedMore, otherDiff, stdRefused, stdServed int
 	var failures []string
 	for i, c := range cases {
 		p := results[i]
@@ -419,6 +419,9 @@ func runDifferential(t *testing.T, cases []diffCase, configure func(*Config)) {
 			continue
 		case !more && earlyRefusal(t, std, []byte(c.raw), p.std, p.fast):
 			early++
+			continue
+		case !more && earlyRefusal(t, eng, []byte(c.raw), p.fast, p.std):
+			late++
 			continue
 		case more:
 			servedMore++
@@ -440,6 +443,6 @@ func runDifferential(t *testing.T, cases []diffCase, configure func(*Config)) {
 		t.Error(f)
 	}
 	t.Logf("differential std vs %s: %d cases (net/http serves %d, refuses %d): %d identical, %d allowed differences, "+
-		"%d refused early (net/http refuses them too once the head ends), %d served by the engine beyond net/http, %d refused beyond net/http, %d other differences",
-		other, len(cases), stdServed, stdRefused, same, allowed, early, servedMore, refusedMore, otherDiff)
+		"%d refused early (net/http refuses them too once the head ends), %d refused late (the engine refuses them too once the head ends), %d served by the engine beyond net/http, %d refused beyond net/http, %d other differences",
+		other, len(cases), stdServed, stdRefused, same, allowed, early, late, servedMore, refusedMore, otherDiff)
 }
