@@ -1,11 +1,13 @@
 package plinth
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // mayFold matches a line that starts with a space or tab after a header
@@ -36,6 +38,16 @@ func FuzzEngineStream(f *testing.F) {
 			return
 		}
 		var s, e outcome
+		if slow := os.Getenv("PLINTH_TEST_FUZZ_SLOWLOG"); slow != "" {
+			start := time.Now()
+			defer func() {
+				if d := time.Since(start); d > 500*time.Millisecond {
+					f, _ := os.OpenFile(slow, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+					fmt.Fprintf(f, "%s %q std=%v fast=%v\n", d, raw, s.stuck, e.stuck)
+					f.Close()
+				}
+			}()
+		}
 		done := make(chan struct{})
 		go func() { s = std.exchange(t, raw); close(done) }()
 		e = eng.exchange(t, raw)
