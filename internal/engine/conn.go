@@ -42,7 +42,8 @@ type conn struct {
 	vals       []string
 	body       body
 	resp       response
-	big        []byte // a head longer than the read buffer
+	big        []byte   // a head longer than the read buffer
+	lastKeys   []string // the names of the previous response's header
 	rdl        time.Time
 	wdl        bool // a write deadline was set by the handler
 	werr       error

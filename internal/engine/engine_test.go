@@ -238,3 +238,40 @@ func TestSilentConnectionGetsHeaderTimeout(t *testing.T) {
 		t.Errorf("silent connection: %v, want EOF within the header timeout", err)
 	}
 }
+
+// TestHeaderNamesChangeBetweenResponses: the writer's reuse of the previous
+// response's names never sends a stale or missing header.
+func TestHeaderNamesChangeBetweenResponses(t *testing.T) {
+	_, addr := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, kv := range strings.Split(r.URL.Query().Get("h"), ",") {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				w.Header().Set(k, v)
+			}
+		}
+	}))
+	qs := []string{"A=1", "A=2", "B=3", "A=4,B=5", "B=6,C=7", "", "C=8", "Connection=close"}
+	var raw strings.Builder
+	for _, q := range qs {
+		raw.WriteString("GET /?h=" + q + " HTTP/1.1\r\nHost: x\r\n\r\n")
+	}
+	rs := exchange(t, addr, raw.String(), len(qs))
+	if len(rs) != len(qs) {
+		t.Fatalf("%d responses", len(rs))
+	}
+	for i, q := range qs {
+		want := map[string]string{}
+		for _, kv := range strings.Split(q, ",") {
+			if k, v, ok := strings.Cut(kv, "="); ok && k != "Connection" {
+				want[k] = v
+			}
+		}
+		for _, k := range []string{"A", "B", "C"} {
+			if got := rs[i].Header.Get(k); got != want[k] {
+				t.Errorf("response %d (%s): %s=%q, want %q", i, q, k, got, want[k])
+			}
+		}
+	}
+	if !rs[len(rs)-1].Close {
+		t.Error("Connection: close from the handler not honoured")
+	}
+}

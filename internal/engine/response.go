@@ -191,8 +191,9 @@ func (w *response) commit() {
 
 	var te, conn, ce, upgrade string
 	var haveCL, haveConn, haveType, haveDate, declared, trailers bool
-	kvs := w.kvs[:0]
-	for k, vv := range h {
+	kvs := w.headerFields()
+	for _, kv := range kvs {
+		k, vv := kv.k, kv.v
 		switch k {
 		case "Transfer-Encoding":
 			te = first(vv)
@@ -213,10 +214,8 @@ func (w *response) commit() {
 		default:
 			if len(k) > len(http.TrailerPrefix) && k[:len(http.TrailerPrefix)] == http.TrailerPrefix {
 				trailers = true
-				continue // sent as a trailer, never in the head
 			}
 		}
-		kvs = append(kvs, headerField{k, vv})
 	}
 	w.kvs = kvs
 	hasTE := te != ""
@@ -321,7 +320,7 @@ func (w *response) commit() {
 			}
 		}
 		if !validFieldName(kv.k) {
-			continue
+			continue // also drops "Trailer:"-prefixed names: sent as trailers
 		}
 		for _, v := range kv.v {
 			out = appendField(out, kv.k, v)
@@ -365,6 +364,37 @@ func (w *response) commit() {
 	}
 	c.out = out
 	w.buf = w.buf[:0]
+}
+
+// headerFields returns the handler's header as a list. Starting a map
+// iteration is the dearest part of writing a small header (its random
+// start), and a connection's responses mostly carry the same names: when
+// the header has exactly the previous response's names, they are looked up
+// instead (a small map's lookup does not hash).
+func (w *response) headerFields() []headerField {
+	h, kvs, last := w.hdr, w.kvs[:0], w.c.lastKeys
+	if len(h) == len(last) {
+		for _, k := range last {
+			vv, ok := h[k]
+			if !ok {
+				kvs = kvs[:0]
+				break
+			}
+			kvs = append(kvs, headerField{k, vv})
+		}
+		if len(kvs) == len(h) {
+			w.kvs = kvs
+			return kvs
+		}
+	}
+	last = last[:0]
+	for k, vv := range h {
+		kvs = append(kvs, headerField{k, vv})
+		last = append(last, k)
+	}
+	w.c.lastKeys = last
+	w.kvs = kvs
+	return kvs
 }
 
 // headerField is one field of the handler's header, as commit reads it.
