@@ -3,6 +3,8 @@ package plinth
 import (
 	"bufio"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"os"
 	"path/filepath"
 	"sort"
@@ -331,7 +333,48 @@ func fileCorpus(t testing.TB) []diffCase {
 // only in the cases of refusalAllowed.
 func TestEngineDifferential(t *testing.T) {
 	t.Parallel()
-	runDifferential(t, engineCorpus(t), nil)
+	runDifferential(t, engineCorpus(t), nil, nil)
+}
+
+// TestEngineDifferentialMutated mutates the corpus with a fixed seed (byte
+// flips, inserted CR, LF, SP, HT, NUL, ",", ":", duplicated and dropped
+// bytes, cut streams), 400 cases, and compares as the corpus. A refusal
+// where the mutation made a line start with SP or HT is obs-fold.
+func TestEngineDifferentialMutated(t *testing.T) {
+	t.Parallel()
+	base := engineCorpus(t)
+	rng := rand.New(rand.NewPCG(26, 2026))
+	inserts := []string{"\r", "\n", " ", "\t", "\x00", ",", ":", "\r\n", "\x7f", "\xff", "0", "-", "chunked"}
+	var cs []diffCase
+	for i := 0; len(cs) < 400; i++ {
+		b := base[rng.IntN(len(base))]
+		if len(b.raw) == 0 || len(b.raw) > 4096 {
+			continue
+		}
+		raw := []byte(b.raw)
+		for range 1 + rng.IntN(3)/2 { // mostly one mutation, so that many cases stay close to valid
+			if len(raw) == 0 {
+				break
+			}
+			at := rng.IntN(len(raw))
+			switch rng.IntN(5) {
+			case 0:
+				raw[at] ^= byte(1 << rng.IntN(8))
+			case 1:
+				raw = slices.Insert(raw, at, []byte(inserts[rng.IntN(len(inserts))])...)
+			case 2:
+				raw = slices.Delete(raw, at, min(len(raw), at+1+rng.IntN(3)))
+			case 3:
+				raw = slices.Insert(raw, at, raw[at:min(len(raw), at+1+rng.IntN(8))]...)
+			case 4:
+				raw = raw[:at]
+			}
+		}
+		cs = append(cs, diffCase{fmt.Sprintf("mut/%03d-%s", len(cs), b.name), string(raw)})
+	}
+	runDifferential(t, cs, nil, func(c diffCase, s, e outcome) bool {
+		return mayFold.MatchString(c.raw) && e.closed && e.served() <= s.served() && slices.Equal(s.obs[:e.served()], e.obs)
+	})
 }
 
 // TestEngineDifferentialLimits runs the cases around the limits with small
@@ -361,10 +404,12 @@ func TestEngineDifferentialLimits(t *testing.T) {
 	runDifferential(t, cs, func(c *Config) {
 		c.MaxHeaderBytes = 5000
 		c.MaxBodyBytes = 64
-	})
+	}, nil)
 }
 
-func runDifferential(t *testing.T, cases []diffCase, configure func(*Config)) {
+// runDifferential runs cases on both engines and judges them; allow, if
+// not nil, accepts further differences (a refusal, never serving more).
+func runDifferential(t *testing.T, cases []diffCase, configure func(*Config), allow func(diffCase, outcome, outcome) bool) {
 	other := "fast"
 	if os.Getenv("PLINTH_TEST_DIFF_SELF") != "" { // develop the harness: net/http against itself
 		other = "std"
@@ -426,6 +471,9 @@ func runDifferential(t *testing.T, cases []diffCase, configure func(*Config)) {
 		case more:
 			servedMore++
 			failures = append(failures, fmt.Sprintf("%s: THE ENGINE SERVES WHAT net/http REFUSES\n  raw: %s\n  std: %s  fast: %s", c.name, quoteRaw(c.raw), p.std, p.fast))
+		case allow != nil && allow(c, p.std, p.fast):
+			allowed++
+			continue
 		case refusalAllowed[c.name] != "":
 			allowed++
 			t.Logf("%s: allowed difference (%s)", c.name, refusalAllowed[c.name])
