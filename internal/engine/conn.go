@@ -143,6 +143,9 @@ func (c *conn) serve() {
 		}
 		if req.ContentLength != 0 {
 			c.setReadDeadline(time.Time{}) // the handler's body reads set their own
+			if len(c.out) > 0 {
+				c.flush() // earlier answers go before the body's reads may wait
+			}
 		}
 		aborted := c.runHandler()
 		if c.hijacked {
@@ -210,32 +213,35 @@ func (c *conn) runHandler() (aborted bool) {
 // connection ended (closed, timed out, or closed by Shutdown while idle).
 func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 	br := c.br
-	if br.Buffered() == 0 {
-		if !c.flush() {
-			return "", nil, false
+	for {
+		if br.Buffered() == 0 {
+			if !c.flush() {
+				return "", nil, false
+			}
+			// A new connection gets the head's timeout for its first byte,
+			// as on net/http; between requests, the idle timeout.
+			d := c.srv.cfg.IdleTimeout
+			if !c.served && c.srv.cfg.HeaderReadTimeout > 0 {
+				d = c.srv.cfg.HeaderReadTimeout
+			}
+			if d > 0 {
+				c.setReadDeadline(time.Now().Add(d))
+			}
+			c.served = true
+			c.state.Store(stateIdle)
+			if c.srv.shutting.Load() {
+				return "", nil, false
+			}
+			if _, err := br.Peek(1); err != nil {
+				return "", nil, false
+			}
+			if !c.state.CompareAndSwap(stateIdle, stateActive) {
+				return "", nil, false
+			}
 		}
-		// A new connection gets the head's timeout for its first byte, as
-		// on net/http; between requests, the idle timeout.
-		d := c.srv.cfg.IdleTimeout
-		if !c.served && c.srv.cfg.HeaderReadTimeout > 0 {
-			d = c.srv.cfg.HeaderReadTimeout
+		if !c.lastPOST {
+			break
 		}
-		if d > 0 {
-			c.setReadDeadline(time.Now().Add(d))
-		}
-		c.served = true
-		c.state.Store(stateIdle)
-		if c.srv.shutting.Load() {
-			return "", nil, false
-		}
-		if _, err := br.Peek(1); err != nil {
-			return "", nil, false
-		}
-		if !c.state.CompareAndSwap(stateIdle, stateActive) {
-			return "", nil, false
-		}
-	}
-	if c.lastPOST {
 		// RFC 7230 section 3 tolerance for old buggy clients, as net/http:
 		// up to 4 CR or LF bytes after a POST are skipped.
 		c.lastPOST = false
@@ -245,11 +251,6 @@ func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 			n++
 		}
 		_, _ = br.Discard(n)
-		if br.Buffered() == 0 {
-			if _, err := br.Peek(1); err != nil {
-				return "", nil, false
-			}
-		}
 	}
 	max := c.srv.cfg.MaxHeaderBytes
 	from := 0

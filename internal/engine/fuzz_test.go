@@ -3,7 +3,6 @@ package engine
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"io"
 	"log"
 	"net"
@@ -154,8 +153,6 @@ func itoa(n int) string { return strings.TrimSpace(strings.Replace(sprint(n), " 
 func sprint(v any) string {
 	return strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(fmtV(v), "\n", " "), "\t", " "))
 }
-
-var errSeed = errors.New("seed")
 
 // headSeeds is the seed corpus: valid requests and the smuggling corpus of
 // issue 26, run as a plain test by go test.
