@@ -53,6 +53,10 @@ verdict() { # value op target
 	echo "Command: \`bench/run-engine.sh $what\`; commit $(git rev-parse --short=12 HEAD 2>/dev/null || echo none)$(git diff --quiet HEAD -- .. 2>/dev/null || echo -dirty),"
 	echo "$(go env GOVERSION), $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') ($(nproc) CPUs, shared with other work)."
 	echo
+	echo "Caveat: a shared 2-core virtual machine, other work running; in the wall-clock part the server has one core and"
+	echo "the load generator the other, so req/s is one server core against one client core, not a capacity. Read the"
+	echo "ratios of one run (rounds alternate the frameworks); instruction counts repeat within a percent whatever the load."
+	echo
 } >"$md"
 
 if [ "$what" = instr ] || [ "$what" = all ]; then

@@ -33,6 +33,7 @@
 #                   take the server's CPU: the stand-in for TFB's separate database host; "" leaves it alone [CLIENT_CPU]
 #   VERIFY          0 skips tfb-verify [1]
 #   PORT_BASE       the servers listen on 127.0.0.1:PORT_BASE+1, +2, ... [18080]
+#   TITLE           the results' title, before the date [TechEmpower benchmark]
 #   PLINTH_DATABASE_MAX_CONNS  pool size of every implementation [data's default, max(4, 4*GOMAXPROCS)]
 #   OUT             results file stem [../results/tfb-<date>]
 #
@@ -58,6 +59,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${WRK_THREADS:=1}"
 : "${VERIFY:=1}"
 : "${PORT_BASE:=18080}"
+: "${TITLE:=TechEmpower benchmark}"
 date=$(date -u +%F)
 : "${OUT:=$here/../results/tfb-$date}"
 export DATABASE_URL
@@ -161,7 +163,11 @@ done
 stop_servers
 notes=$bin/notes.md
 {
-	echo "Command: \`cd bench/tfb && RUNS=$RUNS DURATION=$DURATION WARMUP=$WARMUP ./run.sh\` ($(date -u '+%F %H:%M UTC'))."
+	extra=""
+	[ "$IMPLS" = "plinth go-std fiber gin" ] || extra+="IMPLS=\"$IMPLS\" "
+	[ "$TESTS" = "json db fortunes queries updates cached-queries plaintext" ] || extra+="TESTS=\"$TESTS\" "
+	[ "$TITLE" = "TechEmpower benchmark" ] || extra+="TITLE=\"$TITLE\" "
+	echo "Command: \`cd bench/tfb && ${extra}RUNS=$RUNS DURATION=$DURATION WARMUP=$WARMUP ./run.sh\` ($(date -u '+%F %H:%M UTC'))."
 	echo
 	echo "- levels scaled down for this 2-core machine: json, db, fortunes at $CONNS connections; queries and updates at $QUERY_CONNS connections with $QUERIES rows; cached-queries at $QUERY_CONNS connections with $CACHED rows; plaintext pipelined (depth $PIPELINE_DEPTH) at $PIPELINE_CONNS connections. ${DURATION} s per run, median of $RUNS run(s), implementation order rotated each round, ${WARMUP} s warm-up per test and implementation in the first round."
 	procs=$(taskset -c "$SERVER_CPU" nproc)
@@ -174,7 +180,7 @@ mkdir -p "$(dirname "$OUT")"
 "$bin/tfb-report" -in "$raw" -columns "$(
 	IFS=,
 	echo "${impls[*]}"
-)" -base go-std -title "TechEmpower benchmark ($date)" -notes "$notes" -md "$OUT.md" -json "$OUT.json"
+)" -base go-std -title "$TITLE ($date)" -notes "$notes" -md "$OUT.md" -json "$OUT.json"
 
 echo "== wrote $OUT.md and $OUT.json"
 cat "$OUT.md"

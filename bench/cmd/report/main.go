@@ -72,7 +72,7 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|web-sessions|tfb|pool-modes|compile)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
+var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|web-sessions|tfb-engine|tfb|pool-modes|engine|compile)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
 
 // latest returns the newest file of a kind and extension, "" when none.
 func latest(dir, kind, ext string) (string, error) {
@@ -94,6 +94,11 @@ func latest(dir, kind, ext string) (string, error) {
 	return filepath.Join(dir, names[len(names)-1]), nil
 }
 
+// engineTFBCommand measures the TechEmpower tests the engine is for: tfb-server
+// on Plinth's engine (plinth-fast) beside itself on net/http, go-std and fiber.
+const engineTFBCommand = `cd bench/tfb && IMPLS="plinth-fast plinth go-std fiber" TESTS="json plaintext" ` +
+	`TITLE="TechEmpower benchmark on Plinth's engine" OUT=../results/tfb-engine-$(date -u +%F) ./run.sh`
+
 func write(w io.Writer, dir string) error {
 	fmt.Fprint(w, `# Benchmarks
 
@@ -111,7 +116,9 @@ Caveats, for every table below:
   middleware and the handler only.
 
 `)
-	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON, modules, webSessions, fullStack, httpSection("http-fullstack", false), copied("tfb", "TechEmpower benchmark", "cd bench/tfb && ./run.sh"), copied("pool-modes", "Plinth TFB server: pool modes", "cd bench/tfb && ./run-pool-modes.sh"), compile}
+	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON, modules, webSessions, fullStack, httpSection("http-fullstack", false), copied("tfb", "TechEmpower benchmark", "cd bench/tfb && ./run.sh"), copied("pool-modes", "Plinth TFB server: pool modes", "cd bench/tfb && ./run-pool-modes.sh"),
+		copied("engine", "Plinth's engine (issue 26)", "bench/run-engine.sh"),
+		copied("tfb-engine", "TechEmpower benchmark on Plinth's engine", engineTFBCommand), compile}
 	for _, s := range sections {
 		if err := s(w, dir); err != nil {
 			return err
