@@ -270,6 +270,28 @@ func engineCorpus(t testing.TB) []diffCase {
 	addBoth("smuggle/lf-chunk-terminator", req(chunked, "2\r\nab\n0\r\n\r\n"+hidden))
 	addBoth("smuggle/chunk-ext-lf", req(chunked, "2;x\nab\r\n0\r\n\r\n"+hidden))
 
+	// Bodies the handler leaves unread: the server must discard them (or
+	// close), never read them as the next request.
+	for _, body := range []struct{ name, head, body string }{
+		{"cl", fmt.Sprintf("Content-Length: %d\r\n", len(hidden)), hidden},
+		{"cl-short", "Content-Length: 50\r\n", hidden},
+		{"chunked", "Transfer-Encoding: chunked\r\n", fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(hidden), hidden)},
+		{"chunked-bad", "Transfer-Encoding: chunked\r\n", "zz\r\n" + hidden},
+		{"cl-te", "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", "0\r\n\r\n" + hidden},
+		{"big-cl", "Content-Length: 300000\r\n", strings.Repeat("x", 300000)},
+		{"big-chunked", "Transfer-Encoding: chunked\r\n", "493e0\r\n" + strings.Repeat("x", 300000) + "\r\n0\r\n\r\n"},
+		{"expect", fmt.Sprintf("Expect: 100-continue\r\nContent-Length: %d\r\n", len(hidden)), hidden},
+	} {
+		addBoth("noread/"+body.name, req("POST /noread HTTP/1.1\r\nHost: example.com\r\n"+body.head, body.body))
+		add("noread/"+body.name+"-http10", req("POST /noread HTTP/1.0\r\nConnection: keep-alive\r\n"+body.head, body.body)+"GET /second HTTP/1.0\r\n\r\n")
+	}
+	// Responses beyond the write buffer: pipelined, HEAD, HTTP/1.0.
+	add("big/pipelined", strings.Repeat("GET /big HTTP/1.1\r\nHost: a\r\n\r\n", 4))
+	add("big/head-then-get", "HEAD /big HTTP/1.1\r\nHost: a\r\n\r\nGET /big HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")
+	add("big/http10", "GET /big HTTP/1.0\r\n\r\n")
+	add("big/http10-keepalive", "GET /big HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET / HTTP/1.0\r\n\r\n")
+	add("big/close", "GET /big HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")
+
 	cs = append(cs, fileCorpus(t)...)
 	return cs
 }

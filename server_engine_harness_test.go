@@ -233,7 +233,11 @@ func (s *diffServer) handler(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	cs.active++
 	s.mu.Unlock()
-	body, err := io.ReadAll(bodyTap{r.Body, s, cs})
+	var body []byte
+	var err error
+	if !strings.HasPrefix(r.URL.Path, "/noread") { // "/noread...": the handler leaves the body unread
+		body, err = io.ReadAll(bodyTap{r.Body, s, cs})
+	}
 	o := observe(r, body, err)
 	s.mu.Lock()
 	cs.obs = append(cs.obs, o)
@@ -244,6 +248,11 @@ func (s *diffServer) handler(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Diff-Method", r.Method)
 	w.Header().Set("Content-Type", "text/plain")
 	io.WriteString(w, hex.EncodeToString(sum[:8]))
+	if strings.HasPrefix(r.URL.Path, "/big") { // "/big...": a response beyond any write buffer
+		for range 64 {
+			io.WriteString(w, strings.Repeat("0123456789abcdef", 64))
+		}
+	}
 }
 
 // startDiffServer serves plinth.New() with the catch-all recording
