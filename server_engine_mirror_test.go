@@ -483,3 +483,50 @@ func TestEngineMirrorTimeouts(t *testing.T) {
 }
 
 func deadlineSoon() time.Time { return time.Now().Add(soon) }
+
+// Responses beyond the engine's write buffer: chunked for HTTP/1.1 (or a
+// Content-Length), never chunked for HTTP/1.0 (close-delimited or with a
+// length), and complete, pipelined or not.
+func TestEngineMirrorLargeResponses(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 4096) // 64 KiB
+	forEngines(t, func(t *testing.T, eng string) {
+		app := New()
+		app.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
+			for i := 0; i < len(big); i += 1000 {
+				io.WriteString(w, big[i:min(i+1000, len(big))])
+			}
+		})
+		app.HandleFunc("/sized", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", strconv.Itoa(len(big)))
+			io.WriteString(w, big)
+		})
+		s, _ := serveOn(t, eng, app)
+
+		c := dialRaw(t, s.addr)
+		writeRaw(t, c, "GET /big HTTP/1.1\r\nHost: a\r\n\r\nGET /sized HTTP/1.1\r\nHost: a\r\n\r\nGET /big HTTP/1.1\r\nHost: a\r\n\r\n")
+		br := bufio.NewReader(c)
+		for i, path := range []string{"/big", "/sized", "/big"} {
+			resp, body, err := readResponse(c, br, soon)
+			if err != nil || body != big {
+				t.Fatalf("pipelined %d %s: %d bytes, %v", i, path, len(body), err)
+			}
+			if path == "/sized" && resp.ContentLength != int64(len(big)) {
+				t.Errorf("/sized: Content-Length %d", resp.ContentLength)
+			}
+		}
+
+		for _, raw := range []string{"GET /big HTTP/1.0\r\n\r\n", "GET /big HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"} {
+			c := dialRaw(t, s.addr)
+			writeRaw(t, c, raw)
+			_ = c.SetReadDeadline(deadlineSoon())
+			all, _ := io.ReadAll(c) // HTTP/1.0 without a length: read to the close
+			head, body, _ := strings.Cut(string(all), "\r\n\r\n")
+			if strings.Contains(strings.ToLower(head), "transfer-encoding") {
+				t.Errorf("%q: a chunked response to HTTP/1.0:\n%s", raw, head)
+			}
+			if body != big {
+				t.Errorf("%q: body of %d bytes, want %d (head %q)", raw, len(body), len(big), head)
+			}
+		}
+	})
+}
