@@ -285,6 +285,17 @@ func engineCorpus(t testing.TB) []diffCase {
 		addBoth("noread/"+body.name, req("POST /noread HTTP/1.1\r\nHost: example.com\r\n"+body.head, body.body))
 		add("noread/"+body.name+"-http10", req("POST /noread HTTP/1.0\r\nConnection: keep-alive\r\n"+body.head, body.body)+"GET /second HTTP/1.0\r\n\r\n")
 	}
+	// Probes never read a body: it is cut (Connection: close), never read
+	// as the next request.
+	for _, probe := range []string{"/livez", "/readyz"} {
+		addBoth("probe"+probe, req("GET "+probe+" HTTP/1.1\r\nHost: a\r\n", ""))
+		addBoth("probe"+probe+"-cl-body", req(fmt.Sprintf("POST %s HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n", probe, len(hidden)), hidden))
+		addBoth("probe"+probe+"-chunked-body", req("POST "+probe+" HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n", fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(hidden), hidden)))
+		add("probe"+probe+"-head", req("HEAD "+probe+" HTTP/1.1\r\nHost: a\r\n", "")+second)
+		add("probe"+probe+"-query", req("GET "+probe+"?verbose HTTP/1.1\r\nHost: a\r\n", "")+second)
+		add("probe"+probe+"-absolute", req("GET http://a"+probe+" HTTP/1.1\r\nHost: a\r\n", "")+second)
+	}
+
 	// Responses beyond the write buffer: pipelined, HEAD, HTTP/1.0.
 	add("big/pipelined", strings.Repeat("GET /big HTTP/1.1\r\nHost: a\r\n\r\n", 4))
 	add("big/head-then-get", "HEAD /big HTTP/1.1\r\nHost: a\r\n\r\nGET /big HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")
