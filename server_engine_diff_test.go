@@ -463,7 +463,11 @@ func runDifferential(t *testing.T, cases []diffCase, configure func(*Config), al
 	type pair struct{ std, fast outcome }
 	results := make([]pair, len(cases))
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 16)
+	parallel := 16
+	if engineTestRace {
+		parallel = 4
+	}
+	sem := make(chan struct{}, parallel)
 	for i, c := range cases {
 		wg.Add(1)
 		sem <- struct{}{}
