@@ -44,6 +44,7 @@ type conn struct {
 	resp       response
 	big        []byte   // a head longer than the read buffer
 	lastKeys   []string // the names of the previous response's header
+	hi         headInfo // what parseHead noted of the request's fields
 	rdl        time.Time
 	wdl        bool // a write deadline was set by the handler
 	werr       error
@@ -127,7 +128,7 @@ func (c *conn) serve() {
 		}
 		req := c.req
 		c.lastPOST = req.Method == "POST"
-		if ex := req.Header["Expect"]; len(ex) > 0 && ex[0] != "" {
+		if ex := req.Header["Expect"]; c.hi.expect && len(ex) > 0 && ex[0] != "" {
 			if hasToken(ex[0], "100-continue") {
 				if req.ProtoAtLeast(1, 1) && req.ContentLength != 0 {
 					c.body.expect = true
@@ -138,6 +139,11 @@ func (c *conn) serve() {
 				c.closeAfter = true
 				c.resp.finish()
 				c.flush()
+				// As net/http: the body, up to 256 KiB, is read before
+				// the connection closes.
+				if req.Body == &c.body && c.body.unread() {
+					c.body.discard()
+				}
 				return
 			}
 		}

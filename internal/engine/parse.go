@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -61,14 +62,7 @@ func headEnd(b []byte, from int) (n, next int, err *parseError) {
 	}
 }
 
-func indexLF(b []byte) int {
-	for i, c := range b {
-		if c == '\n' {
-			return i
-		}
-	}
-	return -1
-}
+func indexLF(b []byte) int { return bytes.IndexByte(b, '\n') }
 
 // checkRequestLine refuses a request line that net/http refuses before it
 // reads any header (parseRequestLine, validMethod, ParseHTTPVersion,
@@ -86,13 +80,7 @@ func checkHeaderLine(line []byte) *parseError {
 		return errObsFold
 	}
 	line = trimRight(line)
-	colon := -1
-	for i, c := range line {
-		if c == ':' {
-			colon = i
-			break
-		}
-	}
+	colon := bytes.IndexByte(line, ':')
 	if colon <= 0 {
 		return errMalformed
 	}
@@ -288,6 +276,10 @@ func (c *conn) parseHead(head string) *parseError {
 	h := req.Header
 	vals := c.vals[:0]
 	badName := false
+	// The fields the server itself reads are noted on the way, so that no
+	// map lookup is needed for them: Host and Transfer-Encoding never enter
+	// the map (net/http deletes both before the handler runs).
+	var hi headInfo
 	rest := head[lineEnd+1:]
 	for {
 		i := strings.IndexByte(rest, '\n')
@@ -306,8 +298,32 @@ func (c *conn) parseHead(head string) *parseError {
 		}
 		key := canonicalKey(line[:colon])
 		value := trimLeftSpaceTab(line[colon+1:])
-		if vv, ok := h[key]; ok {
-			h[key] = append(vv, value)
+		switch key {
+		case "Host":
+			if hi.hosts == 0 {
+				hi.host = value
+			}
+			hi.hosts++
+			continue
+		case "Transfer-Encoding":
+			if hi.tes == 0 {
+				hi.te = value
+			}
+			hi.tes++
+			continue
+		case "Content-Length":
+			hi.cls++
+		case "Connection":
+			hi.conn = true
+		case "Pragma":
+			hi.pragma = true
+		case "Expect":
+			hi.expect = true
+		case "Trailer":
+			hi.trailer = true
+		}
+		if hi.seen(key) {
+			h[key] = append(h[key], value)
 			continue
 		}
 		if len(vals) < cap(vals) {
@@ -319,37 +335,44 @@ func (c *conn) parseHead(head string) *parseError {
 		}
 	}
 	c.vals = vals
-	if len(h["Host"]) > 1 {
+	c.hi = hi
+	if hi.hosts > 1 {
 		return badRequest("too many Host headers")
 	}
 	req.Host = req.URL.Host
-	if req.Host == "" {
-		if hv := h["Host"]; len(hv) > 0 {
-			req.Host = hv[0]
-		}
+	if req.Host == "" && hi.hosts > 0 {
+		req.Host = hi.host
 	}
-	if method == "PRI" && len(h) == 0 && target == "*" && proto == "HTTP/2.0" {
+	if method == "PRI" && len(h) == 0 && hi.hosts == 0 && target == "*" && proto == "HTTP/2.0" {
 		// As net/http: neither chunked nor declared, and the connection
 		// closes after the handler unless it hijacks it.
 		defer func() { req.ContentLength, req.Close = -1, true }()
 	}
-	if pragma, ok := h["Pragma"]; ok && len(pragma) > 0 && pragma[0] == "no-cache" {
-		if _, ok := h["Cache-Control"]; !ok {
-			h["Cache-Control"] = []string{"no-cache"}
+	if hi.pragma {
+		if pragma := h["Pragma"]; len(pragma) > 0 && pragma[0] == "no-cache" {
+			if _, ok := h["Cache-Control"]; !ok {
+				h["Cache-Control"] = []string{"no-cache"}
+			}
 		}
 	}
-	req.Close = shouldClose(major, minor, h)
+	switch {
+	case major < 1:
+		req.Close = true
+	case hi.conn:
+		req.Close = shouldClose(major, minor, h)
+	default:
+		req.Close = major == 1 && minor == 0
+	}
 	if perr := c.readTransfer(); perr != nil {
 		return perr
 	}
 	if major != 1 && !(major == 2 && minor == 0 && method == "PRI" && target == "*") {
 		return errVersion
 	}
-	hosts := h["Host"]
-	if (major > 1 || major == 1 && minor >= 1) && len(hosts) == 0 && method != "CONNECT" && !(method == "PRI" && major == 2) {
+	if (major > 1 || major == 1 && minor >= 1) && hi.hosts == 0 && method != "CONNECT" && !(method == "PRI" && major == 2) {
 		return badRequest("missing required Host header")
 	}
-	if len(hosts) == 1 && !httpguts.ValidHostHeader(hosts[0]) {
+	if hi.hosts == 1 && !httpguts.ValidHostHeader(hi.host) {
 		return badRequest("malformed Host header")
 	}
 	// Values were checked by headEnd; net/http's ValidHeaderFieldValue is the
@@ -357,8 +380,36 @@ func (c *conn) parseHead(head string) *parseError {
 	if badName {
 		return badRequest("invalid header name")
 	}
-	delete(h, "Host")
 	return nil
+}
+
+// headInfo is what parseHead noted of the fields the server reads.
+type headInfo struct {
+	host, te                      string
+	hosts, tes, cls               int
+	conn, pragma, expect, trailer bool
+	keys                          [12]string // the first names, to tell a repeat without a lookup
+	nkeys                         int
+	overflow                      bool
+}
+
+// seen reports whether key was met before in this head, and notes it.
+func (hi *headInfo) seen(key string) bool {
+	for i := 0; i < hi.nkeys; i++ {
+		if hi.keys[i] == key {
+			return true
+		}
+	}
+	if hi.nkeys < len(hi.keys) {
+		hi.keys[hi.nkeys] = key
+		hi.nkeys++
+		return false
+	}
+	if hi.overflow {
+		return true // past the first names: h[key] is read, and append works for a new one too
+	}
+	hi.overflow = true
+	return true
 }
 
 func shouldClose(major, minor int, h http.Header) bool {
@@ -382,19 +433,22 @@ func (c *conn) readTransfer() *parseError {
 	req := c.req
 	h := req.Header
 	chunked := false
-	if raw, present := h["Transfer-Encoding"]; present {
-		delete(h, "Transfer-Encoding")
+	hi := &c.hi
+	if hi.tes > 0 {
 		if req.ProtoMajor > 1 || req.ProtoMajor == 1 && req.ProtoMinor >= 1 {
-			if len(raw) != 1 {
+			if hi.tes != 1 {
 				return errUnsupportedTE
 			}
-			if !strings.EqualFold(raw[0], "chunked") {
+			if !strings.EqualFold(hi.te, "chunked") {
 				return errUnsupportedTE
 			}
 			chunked = true
 		}
 	}
-	cls := h["Content-Length"]
+	var cls []string
+	if hi.cls > 0 {
+		cls = h["Content-Length"]
+	}
 	if len(cls) > 1 {
 		first := textproto.TrimString(cls[0])
 		for _, ct := range cls[1:] {
@@ -419,18 +473,22 @@ func (c *conn) readTransfer() *parseError {
 	}
 	switch {
 	case chunked:
-		delete(h, "Content-Length")
+		if hi.cls > 0 {
+			delete(h, "Content-Length")
+		}
 		n = -1
 	case len(cls) > 0:
 	default:
-		delete(h, "Content-Length")
+		if hi.cls > 0 {
+			delete(h, "Content-Length") // present, but empty of values: cannot happen from a head
+		}
 		n = 0
 	}
 	req.ContentLength = n
 	if chunked {
 		req.TransferEncoding = chunkedTE
 	}
-	if vv, ok := h["Trailer"]; ok && chunked {
+	if vv, ok := h["Trailer"]; hi.trailer && ok && chunked {
 		delete(h, "Trailer")
 		var tr http.Header
 		var bad bool
