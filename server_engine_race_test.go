@@ -94,7 +94,7 @@ func TestEngineKeeperRace(t *testing.T) {
 	}
 	run := func(eng string) (string, error) {
 		cmd := exec.Command(bin, "-test.run", "^TestEngineTheKeeper$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), "PLINTH_TEST_KEEPER="+eng)
+		cmd.Env = append(os.Environ(), "PLINTH_TEST_KEEPER="+eng, "PLINTH_ENGINE="+eng) // the environment wins over Config
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
