@@ -15,7 +15,8 @@
 #     std              bare net/http (ServeMux on the zero-value http.Server)
 #     plinth-new       plinth.New() on net/http
 #   targets: plinth-fast <= 1.2x fasthttp; plinth-new-fast <= 0.35x std and
-#   <= 0.25x plinth-new. No lock needed (counts, not time).
+#   <= 0.25x plinth-new. Then the same five with the measured requests
+#   pipelined, 16 in flight (-pipeline 16). No lock needed (counts, not time).
 #
 # wall: requests per second, cmd/bench-server pinned to CPU 0 and
 #   cmd/loadgen (one epoll thread) pinned to CPU 1, under
@@ -89,6 +90,26 @@ if [ "$what" = instr ] || [ "$what" = all ]; then
 		echo "| plinth-fast / fasthttp | $r1 | <= 1.2 | $(verdict "$r1" "<=" 1.2) |"
 		echo "| plinth-new-fast / std | $r2 | <= 0.35 | $(verdict "$r2" "<=" 0.35) |"
 		echo "| plinth-new-fast / plinth-new | $r3 | <= 0.25 | $(verdict "$r3" "<=" 0.25) |"
+		echo
+	} >>"$md"
+	# The same five with the measured requests pipelined (16 in flight):
+	# what a request costs when the read and the write are shared, as in
+	# the pipelined wall-clock figures.
+	tab=$(bin/instr-gate -instr bin/instr -measure -pipeline 16 -n 4000 -frameworks "$fws" -scenarios minimal)
+	echo "$tab" >&2
+	declare -A pin
+	while read -r sc fw n; do
+		[ "$sc" = minimal ] && pin[$fw]=$n
+	done <<<"$tab"
+	{
+		echo "Pipelined: the same, but 4000 measured requests sent pipelined, 16 in flight"
+		echo "(\`bin/instr-gate -measure -pipeline 16 -n 4000\`): the per-request cost when reads and writes are shared."
+		echo
+		echo "| framework | instructions per request, pipelined | ratio to fasthttp | ratio to std |"
+		echo "|---|---:|---:|---:|"
+		for fw in plinth-fast plinth-new-fast fasthttp std plinth-new; do
+			echo "| $fw | ${pin[$fw]} | $(ratio "${pin[$fw]}" "${pin[fasthttp]}") | $(ratio "${pin[$fw]}" "${pin[std]}") |"
+		done
 		echo
 	} >>"$md"
 fi

@@ -49,10 +49,11 @@ import (
 
 // Settings are how the counts were made; a comparison needs the same.
 type Settings struct {
-	Requests int    `json:"requests"` // measured requests per scenario, paced (rounded up to a multiple of the scenario's requests)
-	Warmup   int    `json:"warmup"`   // pipelined warm-up requests per scenario, uninstrumented
-	Settle   int    `json:"settle"`   // then paced warm-up requests, uninstrumented
-	Env      string `json:"env"`      // the server's environment under valgrind
+	Requests int    `json:"requests"`           // measured requests per scenario, paced (rounded up to a multiple of the scenario's requests)
+	Warmup   int    `json:"warmup"`             // pipelined warm-up requests per scenario, uninstrumented
+	Settle   int    `json:"settle"`             // then paced warm-up requests, uninstrumented
+	Env      string `json:"env"`                // the server's environment under valgrind
+	Pipeline int    `json:"pipeline,omitempty"` // measured requests sent pipelined, this many in flight (0: paced, the gate's way)
 }
 
 // Result is one framework on one scenario.
@@ -154,11 +155,18 @@ func main() {
 	threshold := flag.Float64("threshold", 0.03, "the growth that fails the gate (a gate run takes the baseline's)")
 	timeout := flag.Duration("timeout", 10*time.Minute, "give up after this long")
 	keep := flag.String("keep", "", "keep callgrind's files in this directory (part 2i+2 is scenario i's measured requests)")
+	pipeline := flag.Int("pipeline", 0, "with -measure: send the measured requests pipelined, this many in flight, instead of paced (what pipelining costs per request)")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	settings := Settings{Requests: *n, Warmup: *warmup, Settle: *settle, Env: serverEnv}
+	if *pipeline > 0 {
+		if !*measure {
+			fail(errors.New("-pipeline goes with -measure: the gate and its baseline pace their requests"))
+		}
+		settings.Pipeline = *pipeline
+	}
 	var base *Baseline
 	if !*update && !*measure {
 		b, err := readBaseline(*baselineFile)
@@ -514,7 +522,12 @@ func measure(ctx context.Context, instr, fw string, scs []string, s Settings, ou
 				return failed(err)
 			}
 		}
-		if err := paced(c, counts[i]); err != nil {
+		if s.Pipeline > 0 {
+			err = c.SendPipelined(counts[i], s.Pipeline)
+		} else {
+			err = paced(c, counts[i])
+		}
+		if err != nil {
 			return failed(fmt.Errorf("%s: %v", sc, err))
 		}
 		for _, step := range []string{"mark", "uninstrument"} {
