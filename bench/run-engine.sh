@@ -48,7 +48,8 @@ verdict() { # value op target
 	awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN { ok = (op == "<=") ? v <= t : v >= t; print ok ? "met" : "MISSED" }'
 }
 
-[ "$what" = wall-locked ] || {
+# "wall" alone adds its section to the day's file when there is one.
+[ "$what" = wall-locked ] || { [ "$what" = wall ] && [ -s "$md" ]; } || {
 	echo "# Plinth's engine (issue 26)"
 	echo
 	echo "Command: \`bench/run-engine.sh $what\`; commit $(git rev-parse --short=12 HEAD 2>/dev/null || echo none)$(git diff --quiet HEAD -- .. 2>/dev/null || echo -dirty),"
@@ -176,7 +177,8 @@ if [ "$what" = wall-locked ]; then
 		echo
 		echo "cmd/bench-server pinned to CPU 0, cmd/loadgen (-workers 1, epoll) pinned to CPU $client_cpu, under flock"
 		echo "/tmp/plinth-wallclock.lock; $rounds alternating rounds of ${secs} s after a 1 s warm-up each; pipelined: -pipeline 16"
-		echo "over $pconns connections; plain: $conns connections, one request at a time. Medians."
+		echo "over $pconns connections; plain: $conns connections, one request at a time. Medians. Commit"
+		echo "$(git rev-parse --short=12 HEAD 2>/dev/null || echo none)$(git diff --quiet HEAD -- .. 2>/dev/null || echo -dirty), $(date -u '+%F %H:%M UTC')."
 		echo
 		echo "| framework | pipelined x16 req/s (runs) | median | plain req/s (runs) | median |"
 		echo "|---|---|---:|---|---:|"
