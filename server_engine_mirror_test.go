@@ -7,6 +7,7 @@ package plinth
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -527,6 +528,57 @@ func TestEngineMirrorLargeResponses(t *testing.T) {
 			if body != big {
 				t.Errorf("%q: body of %d bytes, want %d (head %q)", raw, len(body), len(big), head)
 			}
+		}
+	})
+}
+
+// A client that goes away is noticed, on the engine, when a write fails:
+// the handler's Write or Flush returns an error, as on net/http, and the
+// request's context is cancelled (issue 26's documented difference: not
+// while the handler waits). A streaming handler that stops on a write
+// error must stop.
+func TestEngineMirrorClientGone(t *testing.T) {
+	forEngines(t, func(t *testing.T, eng string) {
+		app := New()
+		done := make(chan error, 1)
+		app.HandleFunc("/stream", func(w http.ResponseWriter, r *http.Request) {
+			rc := http.NewResponseController(w)
+			chunk := []byte(strings.Repeat("s", 1024))
+			stop := time.Now().Add(soon)
+			for time.Now().Before(stop) {
+				if _, err := w.Write(chunk); err != nil {
+					break
+				}
+				if err := rc.Flush(); err != nil {
+					break
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+			switch {
+			case !time.Now().Before(stop):
+				done <- fmt.Errorf("Write and Flush still succeed %s after the client closed (context: %v)", soon, r.Context().Err())
+			case r.Context().Err() == nil:
+				done <- errors.New("the write failed but the request's context is not cancelled")
+			default:
+				done <- nil
+			}
+		})
+		s, _ := serveOn(t, eng, app)
+		c := dialRaw(t, s.addr)
+		writeRaw(t, c, "GET /stream HTTP/1.1\r\nHost: a\r\n\r\n")
+		br := bufio.NewReader(c)
+		_ = c.SetReadDeadline(deadlineSoon())
+		if _, err := http.ReadResponse(br, nil); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Error(err)
+			}
+		case <-time.After(forever):
+			t.Error("the streaming handler never returned")
 		}
 	})
 }
