@@ -75,7 +75,7 @@ if [ "$what" = instr ] || [ "$what" = all ]; then
 	r2=$(ratio "${in[plinth-new-fast]}" "${in[std]}")
 	r3=$(ratio "${in[plinth-new-fast]}" "${in[plinth-new]}")
 	{
-		echo "## Instructions per request (callgrind, minimal)"
+		echo "### Instructions per request (callgrind, minimal)"
 		echo
 		echo "As bench/instr-gate.sh -measure counts them (GOGC=off, 1000 paced requests on one keep-alive connection after"
 		echo "5000 pipelined and 100 paced warm-up ones; the server process in user space), all five in one run."
@@ -173,7 +173,7 @@ if [ "$what" = wall-locked ]; then
 		done
 	done
 	{
-		echo "## Requests per second (wall clock, minimal)"
+		echo "### Requests per second (wall clock, minimal)"
 		echo
 		echo "cmd/bench-server pinned to CPU 0, cmd/loadgen (-workers 1, epoll) pinned to CPU $client_cpu, under flock"
 		echo "/tmp/plinth-wallclock.lock; $rounds alternating rounds of ${secs} s after a 1 s warm-up each; pipelined: -pipeline 16"
