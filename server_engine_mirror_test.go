@@ -582,3 +582,53 @@ func TestEngineMirrorClientGone(t *testing.T) {
 		}
 	})
 }
+
+// Response trailers, declared (Trailer header) and undeclared
+// (http.TrailerPrefix), reach the client as on net/http.
+func TestEngineMirrorResponseTrailers(t *testing.T) {
+	forEngines(t, func(t *testing.T, eng string) {
+		app := New()
+		app.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Trailer", "X-Declared")
+			io.WriteString(w, "body")
+			w.Header().Set("X-Declared", "d")
+			w.Header().Set(http.TrailerPrefix+"X-Late", "l")
+		})
+		s, _ := serveOn(t, eng, app)
+		resp, body, _, _ := rawRoundTrip(t, s.addr, "GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+		if body != "body" || resp.Trailer.Get("X-Declared") != "d" || resp.Trailer.Get("X-Late") != "l" {
+			t.Errorf("body %q, trailer %v, want X-Declared: d and X-Late: l", body, resp.Trailer)
+		}
+	})
+}
+
+// Features of net/http's ResponseWriter a handler may use: full duplex
+// (reading the body after writing), Content-Length set by the handler for
+// a HEAD, and WriteHeader twice (the second ignored).
+func TestEngineMirrorWriterFeatures(t *testing.T) {
+	forEngines(t, func(t *testing.T, eng string) {
+		app := New()
+		app.HandleFunc("/duplex", func(w http.ResponseWriter, r *http.Request) {
+			if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+				t.Errorf("%s: EnableFullDuplex: %v", eng, err)
+			}
+			io.WriteString(w, "before;")
+			b, _ := io.ReadAll(r.Body)
+			w.Write(b)
+		})
+		app.HandleFunc("/twice", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(202)
+			w.WriteHeader(500)
+			io.WriteString(w, "x")
+		})
+		s, _ := serveOn(t, eng, app)
+		_, body, _, _ := rawRoundTrip(t, s.addr, "POST /duplex HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nbody")
+		if body != "before;body" {
+			t.Errorf("duplex: %q", body)
+		}
+		resp, body, _, _ := rawRoundTrip(t, s.addr, "GET /twice HTTP/1.1\r\nHost: a\r\n\r\n")
+		if resp.StatusCode != 202 || body != "x" {
+			t.Errorf("WriteHeader twice: %d %q, want 202 \"x\"", resp.StatusCode, body)
+		}
+	})
+}
