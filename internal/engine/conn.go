@@ -107,6 +107,14 @@ func (c *conn) setReadDeadline(t time.Time) {
 func (c *conn) serve() {
 	c.br = bufio.NewReaderSize(c.nc, readBufferSize)
 	defer func() {
+		// A panic outside the handler (a bug of the engine's) ends this
+		// connection, not the process, as net/http does.
+		if err := recover(); err != nil {
+			const size = 64 << 10
+			buf := make([]byte, size)
+			buf = buf[:runtime.Stack(buf, false)]
+			c.srv.cfg.ErrorLog.Printf("engine: panic serving %v: %v\n%s", c.remote, err, buf)
+		}
 		if !c.hijacked {
 			c.close()
 		}

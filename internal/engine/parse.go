@@ -68,8 +68,36 @@ func indexLF(b []byte) int { return bytes.IndexByte(b, '\n') }
 // reads any header (parseRequestLine, validMethod, ParseHTTPVersion,
 // url.ParseRequestURI's control-character check).
 func checkRequestLine(line []byte) *parseError {
-	_, _, _, _, _, err := splitRequestLine(string(line))
-	return err
+	method, target, _, _, _, err := splitRequestLine(string(line))
+	if err != nil {
+		return err
+	}
+	if target == "" {
+		return errMalformed
+	}
+	if !simpleTarget(target) {
+		// A target net/url refuses is refused at once, as net/http does
+		// (the copy keeps the line's string from escaping: no allocation
+		// for the usual target).
+		var u url.URL
+		return setURL(&u, method, strings.Clone(target))
+	}
+	return nil
+}
+
+// simpleTarget reports whether setURL takes target without net/url.
+func simpleTarget(target string) bool {
+	if target[0] != '/' {
+		return false
+	}
+	for i := 0; i < len(target); i++ {
+		if c := target[i]; c == '?' {
+			return strings.IndexByte(target[i+1:], '?') < 0
+		} else if !pathSafe[c] {
+			return false
+		}
+	}
+	return true
 }
 
 // checkHeaderLine refuses a header line that net/http's MIME reader refuses:
@@ -261,6 +289,9 @@ func canonicalKey(k string) string {
 func (c *conn) parseHead(head string) *parseError {
 	req := c.req
 	lineEnd := strings.IndexByte(head, '\n')
+	if lineEnd < 0 {
+		return errMalformed // cannot happen: headEnd returns whole lines
+	}
 	line := head[:lineEnd]
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]

@@ -122,6 +122,9 @@ func (w *response) write(n int, p []byte, s string) (int, error) {
 	if c.hijacked {
 		return 0, http.ErrHijacked
 	}
+	if c.werr != nil {
+		return 0, c.werr // the client is gone: as net/http, every later Write fails
+	}
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
