@@ -58,7 +58,7 @@ func FuzzEngineStream(f *testing.F) {
 		case !more && earlyRefusal(t, std, raw, s, e):
 		case !more && earlyRefusal(t, eng, raw, e, s):
 		case more:
-			t.Errorf("THE ENGINE SERVES WHAT net/http REFUSES\n  raw: %s\n  std: %s  fast: %s", quoteRaw(string(raw)), s, e)
+			t.Errorf("THE ENGINE SERVES WHAT net/http REFUSES (or hands the handler another request)\n  raw: %s\n  std: %s  fast: %s", quoteRaw(string(raw)), s, e)
 		case mayFold.Match(raw) && e.closed && e.served() <= s.served() && slices.Equal(s.obs[:e.served()], e.obs):
 			// obs-fold: an allowed refusal (RFC 9112 5.2).
 		default:
