@@ -39,3 +39,6 @@ func (poisonBody) Read([]byte) (int, error) {
 func (poisonBody) Close() error {
 	panic("engine: request Body closed after its handler returned (the engine reuses requests; see docs/engine.md)")
 }
+
+// poisoning reports a plinth_enginepoison build.
+const poisoning = true
