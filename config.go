@@ -128,6 +128,14 @@ type Config struct {
 	// and removes it at exit if it still names this process. For systemd's
 	// PIDFile= and deploy scripts. Default "" (none). PLINTH_PID_FILE.
 	PIDFile string
+	// Engine chooses the HTTP/1.1 server under the App: "" or "std" is
+	// net/http (the default, unchanged); "fast" is Plinth's own engine
+	// (internal/engine, docs/engine.md): pooled requests, pipelined
+	// HTTP/1.1, the same App and handlers, with documented differences (a
+	// handler must not keep the *http.Request, its Header, URL or Body after
+	// it returns). The engine refuses TLS, HTTP/2 and H2C at Serve. Any other
+	// value is an error. PLINTH_ENGINE.
+	Engine string
 
 	// Logger receives the startup line and server errors. Nil means the
 	// App's Logger, then slog.Default().
@@ -147,6 +155,12 @@ const (
 	DefaultShutdownTimeout   = 30 * time.Second
 	DefaultReadinessCacheTTL = time.Second
 	DefaultUpgradeTimeout    = 30 * time.Second
+)
+
+// The values of Config.Engine (PLINTH_ENGINE); "" is EngineStd.
+const (
+	EngineStd  = "std"  // net/http
+	EngineFast = "fast" // Plinth's HTTP/1.1 engine (docs/engine.md)
 )
 
 // Off switches a limit or a timeout off where it can be: MaxBodyBytes: Off
@@ -199,6 +213,7 @@ func (c *Config) readEnv(e *envReader) {
 	e.String("PLINTH_UPGRADE", &c.Upgrade)
 	e.Duration("PLINTH_UPGRADE_TIMEOUT", &c.UpgradeTimeout, envconf.ZeroRefused)
 	e.String("PLINTH_PID_FILE", &c.PIDFile)
+	e.String("PLINTH_ENGINE", &c.Engine)
 }
 
 // withDefaults fills zero fields with the defaults, turns negative values
@@ -288,6 +303,11 @@ func (c *Config) check(e *envReader) {
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		e.Failf("set both PLINTH_TLS_CERT_FILE and PLINTH_TLS_KEY_FILE (TLSCertFile, TLSKeyFile), or neither")
+	}
+	switch c.Engine {
+	case "", EngineStd, EngineFast:
+	default:
+		e.Failf("PLINTH_ENGINE (Engine)=%q: want %q (net/http, the default) or %q (Plinth's engine)", c.Engine, EngineStd, EngineFast)
 	}
 	if c.ReusePort < 0 {
 		e.Failf("PLINTH_REUSE_PORT (ReusePort) %d is negative", c.ReusePort)

@@ -282,6 +282,7 @@ func TestConfigResolvesToItself(t *testing.T) {
 		"TLSCertFile":       {{"", ""}, {"cert.pem", nil}}, // alone: needs TLSKeyFile
 		"TLSKeyFile":        {{"", ""}, {"key.pem", nil}},
 		"H2C":               {{false, false}, {true, true}},
+		"Engine":            {{"", ""}, {"std", "std"}, {"fast", "fast"}, {"turbo", nil}},
 		"ReusePort":         {{0, 0}, {3, 3}, {Off, nil}},
 		"Upgrade":           {{"", ""}, {"on", "on"}, {"off", "off"}, {"yes", nil}},
 		"UpgradeTimeout":    {{0, DefaultUpgradeTimeout}, {time.Second, time.Second}, {Off, nil}},
@@ -385,6 +386,7 @@ var coreVariables = []struct {
 	{"PLINTH_UPGRADE", "off", func(c Config, _ settings) bool { return c.Upgrade == "off" }, "yes"},
 	{"PLINTH_UPGRADE_TIMEOUT", "5s", func(c Config, _ settings) bool { return c.UpgradeTimeout == 5*time.Second }, "0"},
 	{"PLINTH_PID_FILE", "/run/app.pid", func(c Config, _ settings) bool { return c.PIDFile == "/run/app.pid" }, ""},
+	{"PLINTH_ENGINE", "fast", func(c Config, _ settings) bool { return c.Engine == EngineFast }, "quick"},
 	{"PLINTH_HANDLER_TIMEOUT", "0", func(_ Config, s settings) bool { return s.handlerTimeout == 0 }, "soon"},
 	{"PLINTH_TRUSTED_PROXIES", "10.0.0.0/8", func(_ Config, s settings) bool { return len(s.trusted) == 1 }, "10.0.0.0/8,nope"},
 	{"PLINTH_FORWARDED_HEADER", "Forwarded", func(_ Config, s settings) bool { return s.forwarded == forwarded }, "X-Real-IP"},

@@ -118,6 +118,41 @@ type renderedSecurity struct {
 	document []headerValue // HTML, SVG, XML, or no Content-Type yet
 	other    []headerValue // JSON, problem JSON, text, images, ...
 	hsts     []string      // sent when Ctx.Secure; nil for none
+
+	// The same sets as header lines, for a writer that takes them as one
+	// block (the engine's, see headerBlockWriter).
+	documentBlock, otherBlock []byte
+	documentNames, otherNames []string
+}
+
+// headerBlockWriter is a ResponseWriter that takes header lines rendered
+// once as one block, written after the handler's own headers except those
+// the handler set itself: Plinth's engine (internal/engine). On net/http
+// the security headers go into the header map, as before.
+type headerBlockWriter interface {
+	SetHeaderBlock(block []byte, names []string)
+}
+
+// renderBlock renders set as header lines, as net/http would write them.
+func renderBlock(set []headerValue) ([]byte, []string) {
+	var b []byte
+	names := make([]string, 0, len(set))
+	for _, hv := range set {
+		for _, v := range hv.value {
+			v = strings.TrimSpace(strings.Map(func(r rune) rune {
+				if r == '\r' || r == '\n' {
+					return ' '
+				}
+				return r
+			}, v))
+			b = append(b, hv.key...)
+			b = append(b, ": "...)
+			b = append(b, v...)
+			b = append(b, "\r\n"...)
+			names = append(names, hv.key)
+		}
+	}
+	return b, names
 }
 
 // apiCSP is the Content-Security-Policy of responses that are not
@@ -136,13 +171,23 @@ var otherKeys = [...]string{"Cache-Control", "Cross-Origin-Resource-Policy", "Re
 func (c *Ctx) writeSecurity(rs *renderedSecurity, h http.Header) {
 	doc := isDocument(h)
 	if rs != nil {
-		set := rs.other
-		if doc {
-			set = rs.document
-		}
-		for _, hv := range set {
-			if _, ok := h[hv.key]; !ok {
-				h[hv.key] = hv.value
+		if bw, ok := c.rw.w.(headerBlockWriter); ok && !(doc && c.nonce != "") {
+			// The engine writes the block whole, skipping the names the
+			// handler set (a CSP with a nonce goes the map's way).
+			if doc {
+				bw.SetHeaderBlock(rs.documentBlock, rs.documentNames)
+			} else {
+				bw.SetHeaderBlock(rs.otherBlock, rs.otherNames)
+			}
+		} else {
+			set := rs.other
+			if doc {
+				set = rs.document
+			}
+			for _, hv := range set {
+				if _, ok := h[hv.key]; !ok {
+					h[hv.key] = hv.value
+				}
 			}
 		}
 		if rs.hsts != nil && c.Secure() {
@@ -250,7 +295,13 @@ func renderSecurity(set SecurityHeaders) *renderedSecurity {
 	byKey := func(a, b headerValue) int { return strings.Compare(a.key, b.key) }
 	slices.SortFunc(rs.document, byKey)
 	slices.SortFunc(rs.other, byKey)
+	rs.renderBlocks()
 	return rs
+}
+
+func (rs *renderedSecurity) renderBlocks() {
+	rs.documentBlock, rs.documentNames = renderBlock(rs.document)
+	rs.otherBlock, rs.otherNames = renderBlock(rs.other)
 }
 
 // renderSecurityAsGiven renders a set the program gave (SetSecurityHeaders,
@@ -258,6 +309,7 @@ func renderSecurity(set SecurityHeaders) *renderedSecurity {
 func renderSecurityAsGiven(set SecurityHeaders) *renderedSecurity {
 	rs := renderSecurity(set)
 	rs.other = rs.document
+	rs.renderBlocks()
 	return rs
 }
 

@@ -62,7 +62,14 @@ func TestTimeoutAfterWritingAborts(t *testing.T) {
 // its writes fail, nothing races (run with -race), and the response started
 // before the deadline is aborted.
 func TestTimeoutStressWritesAfterDeadline(t *testing.T) {
+	for _, eng := range []string{plinth.EngineStd, plinth.EngineFast} { // issue 26: on both engines
+		t.Run(eng, func(t *testing.T) { stressWritesAfterDeadline(t, eng) })
+	}
+}
+
+func stressWritesAfterDeadline(t *testing.T, eng string) {
 	app := timeoutApp(20 * time.Millisecond)
+	app.Config.Engine = eng
 	app.Get("/stream", func(c *plinth.Ctx) error {
 		w := c.Writer()
 		var failed error
@@ -76,12 +83,11 @@ func TestTimeoutStressWritesAfterDeadline(t *testing.T) {
 		}
 		return failed
 	})
-	srv := httptest.NewServer(app)
-	defer srv.Close()
+	base := serveApp(t, app, "http")
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			res, err := http.Get(srv.URL + "/stream")
+			res, err := http.Get(base + "/stream")
 			if err == nil {
 				_, err = io.ReadAll(res.Body)
 				res.Body.Close()

@@ -308,6 +308,12 @@ func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
 	a.defaultMaxBody.Store(cfg.MaxBodyBytes)
 	a.bodyReadTimeout.Store(int64(cfg.BodyReadTimeout))
 	a.minBodyRate.Store(cfg.MinBodyRate)
+	if err := checkEngine(cfg); err != nil {
+		for _, ln := range lns {
+			ln.Close()
+		}
+		return err
+	}
 	a.Build()
 	if err := a.start(ctx, cfg, log); err != nil {
 		for _, ln := range lns {
@@ -316,14 +322,25 @@ func (a *App) serve(ctx context.Context, lns []net.Listener, cfg Config) error {
 		return err
 	}
 	front := &frontDoor{app: a, cfg: cfg}
-	srv, protocols := newServer(ctx, front, cfg, log)
+	var (
+		srv       httpServer
+		serveOne  serveFunc
+		protocols string
+	)
+	if cfg.Engine == EngineFast {
+		es, p := newEngineServer(ctx, front, cfg, log)
+		srv, serveOne, protocols = es, es.Serve, p
+	} else {
+		hs, p := newServer(ctx, front, cfg, log)
+		srv, serveOne, protocols = hs, func(ln net.Listener) error { return serveListener(hs, ln, cfg) }, p
+	}
 	limiter := newConnLimiter(&cfg, log)
 	errc := make(chan error, len(lns))
 	for _, ln := range lns {
-		go func() { errc <- serveListener(srv, limitedListener(ln, limiter, cfg), cfg) }()
+		go func() { errc <- serveOne(limitedListener(ln, limiter, cfg)) }()
 	}
 	log.Info("plinth: serving",
-		"addr", lns[0].Addr().String(), "listeners", len(lns), "protocols", protocols,
+		"addr", lns[0].Addr().String(), "listeners", len(lns), "engine", engineName(cfg), "protocols", protocols,
 		"header_read_timeout", offOr(cfg.HeaderReadTimeout), "body_read_timeout", offOr(cfg.BodyReadTimeout),
 		"idle_timeout", cfg.IdleTimeout, "max_header_bytes", cfg.MaxHeaderBytes,
 		"max_body_bytes", offOr(cfg.MaxBodyBytes), "max_connections", offOr(cfg.MaxConnections),
@@ -407,7 +424,7 @@ func serveListener(srv *http.Server, ln net.Listener, cfg Config) error {
 	return srv.Serve(ln)
 }
 
-func (a *App) drain(srv *http.Server, front *frontDoor, limiter *connLimiter, cfg Config, log *slog.Logger) error {
+func (a *App) drain(srv httpServer, front *frontDoor, limiter *connLimiter, cfg Config, log *slog.Logger) error {
 	start := time.Now()
 	a.health.draining.Store(true)
 	a.drainOnce.Do(func() { close(a.drainCh) })

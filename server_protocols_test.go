@@ -71,6 +71,9 @@ func get(t *testing.T, client *http.Client, url string) (*http.Response, string)
 func TestH2COptIn(t *testing.T) {
 	app := protoApp()
 	app.Config.H2C = true
+	if refusedOnEngine(t, app, "h2c") {
+		return
+	}
 	base := serveApp(t, app, "http")
 
 	tr := &http.Transport{Protocols: new(http.Protocols)}
@@ -100,6 +103,9 @@ func TestTLSServesHTTP2(t *testing.T) {
 	cert, key := writeSelfSigned(t, dir)
 	app := protoApp()
 	app.Config.TLSCertFile, app.Config.TLSKeyFile = cert, key
+	if refusedOnEngine(t, app, "TLS") {
+		return
+	}
 	base := serveApp(t, app, "https")
 
 	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, ForceAttemptHTTP2: true}
@@ -154,6 +160,9 @@ func TestTLSConnectionLimitClosesCleanly(t *testing.T) {
 	app := protoApp()
 	app.Config.TLSCertFile, app.Config.TLSKeyFile = cert, key
 	app.Config.MaxConnections = 1
+	if refusedOnEngine(t, app, "TLS") {
+		return
+	}
 	base := serveApp(t, app, "https")
 	addr := base[len("https://"):]
 
@@ -208,6 +217,9 @@ func TestRapidResetLogsNoErrors(t *testing.T) {
 	app := protoApp()
 	app.Logger = slog.New(slog.NewTextHandler(&logs, nil)) // info and above, as in production
 	app.Config.H2C = true
+	if refusedOnEngine(t, app, "h2c") {
+		return
+	}
 	const streams = 50
 	started := make(chan string, streams)
 	var ended atomic.Int64

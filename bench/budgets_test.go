@@ -13,7 +13,9 @@ import (
 
 // TestAllocBudgets fails when Plinth allocates more per request, in any
 // scenario it serves, than bench/budgets.json allows: for plinth (Bare) and
-// plinth-new (New, the default layer), and, under "plinth-web", in each of
+// plinth-new (New, the default layer), under "plinth-engine" for the same
+// Apps on Plinth's own engine over loopback (engine_test.go), and, under
+// "plinth-web", in each of
 // Plinth's web benchmarks (sessions and CSRF, web_*_test.go; the Redis ones
 // when PLINTH_TEST_REDIS is set). Counts are exact, so the gate cannot
 // flake; it is skipped under -race, which changes escape analysis and makes
@@ -56,6 +58,7 @@ func TestAllocBudgets(t *testing.T) {
 		}
 	}
 	checkWebBudgets(t, budgets[webBudgets])
+	checkEngineBudgets(t, budgets[engineBudgets])
 }
 
 // webBudgets is budgets.json's section for the web benchmarks: full
@@ -122,6 +125,9 @@ func readBudgets(file string) (map[string]map[string]float64, error) {
 			return nil, err
 		}
 		for sc := range m {
+			if k == engineBudgets { // FRAMEWORK/SCENARIO, checked by checkEngineBudgets
+				continue
+			}
 			if k == webBudgets {
 				if !slices.Contains(webBenchNames(), sc) {
 					return nil, fmt.Errorf("%s: %s: unknown benchmark %q", file, k, sc)

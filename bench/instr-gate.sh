@@ -4,8 +4,11 @@
 # (plinth.Bare()) and plinth-new (plinth.New()) on minimal, json, routes-50,
 # github-all (each of its 203 routes in turn), middleware, default-stack,
 # validated-json (the typed api operation) and module-route (a controller of a module
-# with a guard and an interceptor), against bench/instr-baseline.json.
-# It fails when a pair grows by more than the baseline's threshold (3 %),
+# with a guard and an interceptor), against bench/instr-baseline.json; and
+# Plinth's own engine (issue 26: plinth-fast, plinth-new-fast) beside
+# fasthttp's native server (fasthttp) on minimal, with the engine's
+# ratios to fasthttp, both counts from the same run, gated as well.
+# It fails when a pair or a ratio grows by more than the baseline's threshold (3 %),
 # printing both counts, the ratio and the command below that updates the
 # baseline; it reports improvements of more than 3 % too. Time is reported
 # (compare.sh), never gated: on a shared machine it moves by tens of percent.

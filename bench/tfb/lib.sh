@@ -14,7 +14,7 @@ build_all() {
 # binary_of IMPL prints the binary of an implementation name.
 binary_of() {
 	case $1 in
-	plinth) echo "$bin/tfb-server" ;;
+	plinth | plinth-fast) echo "$bin/tfb-server" ;;
 	go-std | fiber | gin) echo "$bin/$1" ;;
 	*) echo "unknown implementation $1" >&2; return 1 ;;
 	esac
@@ -27,6 +27,8 @@ start_server() {
 	shift 2
 	local b
 	b=$(binary_of "$name") || return 1
+	# plinth-fast is the same server on Plinth's own engine (issue 26).
+	[ "$name" = plinth-fast ] && set -- "$@" PLINTH_ENGINE=fast
 	env "$@" PLINTH_ADDR="127.0.0.1:$port" DATABASE_URL="$DATABASE_URL" \
 		taskset -c "$SERVER_CPU" "$b" >"$rawdir/server-$name-$port.log" 2>&1 &
 	local pid=$!

@@ -16,7 +16,8 @@
 #
 # Environment (defaults in brackets):
 #   DATABASE_URL    [postgres://postgres@127.0.0.1:5432/hello_world?sslmode=disable]
-#   IMPLS           implementations, first is the one rotated from [plinth go-std fiber gin]
+#   IMPLS           implementations, first is the one rotated from [plinth go-std fiber gin];
+#                   plinth-fast is tfb-server on Plinth's own engine (PLINTH_ENGINE=fast)
 #   TESTS           [json db fortunes queries updates cached-queries plaintext]
 #   CONNS           connections of json, db and fortunes [64 256]
 #   QUERY_CONNS     connections of queries, updates and cached-queries [512]
@@ -31,6 +32,8 @@
 #   DB_CPU          CPUs the local PostgreSQL is pinned to during the run (restored after), so that it does not
 #                   take the server's CPU: the stand-in for TFB's separate database host; "" leaves it alone [CLIENT_CPU]
 #   VERIFY          0 skips tfb-verify [1]
+#   PORT_BASE       the servers listen on 127.0.0.1:PORT_BASE+1, +2, ... [18080]
+#   TITLE           the results' title, before the date [TechEmpower benchmark]
 #   PLINTH_DATABASE_MAX_CONNS  pool size of every implementation [data's default, max(4, 4*GOMAXPROCS)]
 #   OUT             results file stem [../results/tfb-<date>]
 #
@@ -55,6 +58,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${DB_CPU=$CLIENT_CPU}"
 : "${WRK_THREADS:=1}"
 : "${VERIFY:=1}"
+: "${PORT_BASE:=18080}"
+: "${TITLE:=TechEmpower benchmark}"
 date=$(date -u +%F)
 : "${OUT:=$here/../results/tfb-$date}"
 export DATABASE_URL
@@ -79,7 +84,7 @@ pin_database
 
 echo "== servers (pinned to CPU $SERVER_CPU: GOMAXPROCS $(taskset -c "$SERVER_CPU" nproc))"
 declare -A port spid
-p=18080
+p=$PORT_BASE
 for impl in "${impls[@]}"; do
 	p=$((p + 1))
 	port[$impl]=$p
@@ -158,7 +163,11 @@ done
 stop_servers
 notes=$bin/notes.md
 {
-	echo "Command: \`cd bench/tfb && RUNS=$RUNS DURATION=$DURATION WARMUP=$WARMUP ./run.sh\` ($(date -u '+%F %H:%M UTC'))."
+	extra=""
+	[ "$IMPLS" = "plinth go-std fiber gin" ] || extra+="IMPLS=\"$IMPLS\" "
+	[ "$TESTS" = "json db fortunes queries updates cached-queries plaintext" ] || extra+="TESTS=\"$TESTS\" "
+	[ "$TITLE" = "TechEmpower benchmark" ] || extra+="TITLE=\"$TITLE\" "
+	echo "Command: \`cd bench/tfb && ${extra}RUNS=$RUNS DURATION=$DURATION WARMUP=$WARMUP ./run.sh\` ($(date -u '+%F %H:%M UTC'))."
 	echo
 	echo "- levels scaled down for this 2-core machine: json, db, fortunes at $CONNS connections; queries and updates at $QUERY_CONNS connections with $QUERIES rows; cached-queries at $QUERY_CONNS connections with $CACHED rows; plaintext pipelined (depth $PIPELINE_DEPTH) at $PIPELINE_CONNS connections. ${DURATION} s per run, median of $RUNS run(s), implementation order rotated each round, ${WARMUP} s warm-up per test and implementation in the first round."
 	procs=$(taskset -c "$SERVER_CPU" nproc)
@@ -171,7 +180,7 @@ mkdir -p "$(dirname "$OUT")"
 "$bin/tfb-report" -in "$raw" -columns "$(
 	IFS=,
 	echo "${impls[*]}"
-)" -base go-std -title "TechEmpower benchmark ($date)" -notes "$notes" -md "$OUT.md" -json "$OUT.json"
+)" -base go-std -title "$TITLE ($date)" -notes "$notes" -md "$OUT.md" -json "$OUT.json"
 
 echo "== wrote $OUT.md and $OUT.json"
 cat "$OUT.md"

@@ -14,6 +14,8 @@
 //	std         net/http.ServeMux on the zero-value http.Server
 //	httprouter, chi, gin, echo   on the zero-value http.Server, as their docs start them
 //	fiber       fiber v2 (fasthttp) with its defaults
+//	plinth-fast, plinth-new-fast   plinth and plinth-new on Plinth's own engine (Config.Engine "fast")
+//	fasthttp    fasthttp's native server and handler (minimal and json only)
 //
 // The address is -addr, else PLINTH_ADDR, else :8080. The process serves
 // until SIGINT or SIGTERM.
@@ -38,7 +40,7 @@ import (
 var Names = httpserve.Frameworks
 
 func main() {
-	fw := flag.String("framework", "plinth-new", "framework to serve: "+strings.Join(Names, ", "))
+	fw := flag.String("framework", "plinth-new", "framework to serve: "+strings.Join(append(Names, httpserve.EngineFrameworks...), ", "))
 	sc := flag.String("scenario", "minimal", "scenario to serve: "+strings.Join(suite.ScenarioNames, ", ")+", "+httpserve.FullStack)
 	addr := flag.String("addr", "", "listen address (default PLINTH_ADDR, else :8080)")
 	printPath := flag.Bool("print-path", false, "print the path of the scenario's timed request and exit (for load generators)")
@@ -76,6 +78,13 @@ func run(fw, scenario, addr string) error {
 		sc, err := suite.LoadScenario(scenario)
 		if err != nil {
 			return err
+		}
+		if fw == httpserve.FastHTTP {
+			srv, err := httpserve.FastHTTPServer(scenario)
+			if err != nil {
+				return err
+			}
+			return srv.ListenAndServe(addr)
 		}
 		if fw == "fiber" {
 			app, err := newFiber(sc)

@@ -49,10 +49,11 @@ import (
 
 // Settings are how the counts were made; a comparison needs the same.
 type Settings struct {
-	Requests int    `json:"requests"` // measured requests per scenario, paced (rounded up to a multiple of the scenario's requests)
-	Warmup   int    `json:"warmup"`   // pipelined warm-up requests per scenario, uninstrumented
-	Settle   int    `json:"settle"`   // then paced warm-up requests, uninstrumented
-	Env      string `json:"env"`      // the server's environment under valgrind
+	Requests int    `json:"requests"`           // measured requests per scenario, paced (rounded up to a multiple of the scenario's requests)
+	Warmup   int    `json:"warmup"`             // pipelined warm-up requests per scenario, uninstrumented
+	Settle   int    `json:"settle"`             // then paced warm-up requests, uninstrumented
+	Env      string `json:"env"`                // the server's environment under valgrind
+	Pipeline int    `json:"pipeline,omitempty"` // measured requests sent pipelined, this many in flight (0: paced, the gate's way)
 }
 
 // Result is one framework on one scenario.
@@ -60,6 +61,44 @@ type Result struct {
 	Scenario     string `json:"scenario"`
 	Framework    string `json:"framework"`
 	Instructions int64  `json:"instructions"` // per request, the server process in user space
+}
+
+// Ratio is a framework's count over its yardstick's on one scenario, both
+// measured in the same run: Plinth's engine (plinth-fast, plinth-new-fast)
+// over fasthttp's native server (issue 26). A ratio moves less with the
+// toolchain and the machine than either count.
+type Ratio struct {
+	Scenario  string  `json:"scenario"`
+	Framework string  `json:"framework"`
+	Over      string  `json:"over"`
+	Ratio     float64 `json:"ratio"`
+}
+
+// ratioPairs are the ratios the gate computes when both frameworks were
+// measured on a scenario: framework, yardstick.
+var ratioPairs = [][2]string{{"plinth-fast", "fasthttp"}, {"plinth-new-fast", "fasthttp"}}
+
+// ratios computes ratioPairs from results.
+func ratios(results []Result) []Ratio {
+	count := map[[2]string]int64{}
+	var scs []string
+	for _, r := range results {
+		if !slices.Contains(scs, r.Scenario) {
+			scs = append(scs, r.Scenario)
+		}
+		count[[2]string{r.Scenario, r.Framework}] = r.Instructions
+	}
+	var out []Ratio
+	for _, sc := range scs {
+		for _, p := range ratioPairs {
+			a, okA := count[[2]string{sc, p[0]}]
+			b, okB := count[[2]string{sc, p[1]}]
+			if okA && okB && b > 0 {
+				out = append(out, Ratio{Scenario: sc, Framework: p[0], Over: p[1], Ratio: math.Round(float64(a)/float64(b)*1000) / 1000})
+			}
+		}
+	}
+	return out
 }
 
 // Baseline is bench/instr-baseline.json.
@@ -74,6 +113,7 @@ type Baseline struct {
 	Threshold float64  `json:"threshold"`
 	Settings  Settings `json:"settings"`
 	Results   []Result `json:"results"`
+	Ratios    []Ratio  `json:"ratios,omitempty"`
 }
 
 // serverEnv is the environment of the server under valgrind; each setting
@@ -94,13 +134,20 @@ const serverEnv = "GOGC=off GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off,memprofiler
 
 const updateCommand = "bench/instr-gate.sh -update"
 
+// defaultFrameworks are the gate's: plinth.Bare() and plinth.New() on
+// net/http on every scenario; on Plinth's own engine (issue 26) and
+// fasthttp's native server, its yardstick, on minimal only, to keep
+// the gate short (the engine runs the same App: the other scenarios differ
+// from these in the App, which plinth and plinth-new already gate).
+const defaultFrameworks = "plinth,plinth-new,plinth-fast:minimal,plinth-new-fast:minimal,fasthttp:minimal"
+
 func main() {
 	baselineFile := flag.String("baseline", "instr-baseline.json", "baseline file")
 	update := flag.Bool("update", false, "measure and rewrite the baseline")
 	measure := flag.Bool("measure", false, "measure and print, no baseline")
 	md := flag.String("md", "", "with -measure: also write a markdown table here")
 	instr := flag.String("instr", "bin/instr", "the cmd/instr binary")
-	frameworks := flag.String("frameworks", "plinth,plinth-new", "frameworks, comma-separated")
+	frameworks := flag.String("frameworks", defaultFrameworks, "frameworks, comma-separated; FRAMEWORK:SC1+SC2 measures that framework on those scenarios only, instead of -scenarios")
 	scenarios := flag.String("scenarios", "minimal,json,routes-50,github-all,middleware,default-stack,validated-json,module-route", "scenarios, comma-separated")
 	n := flag.Int("n", 1000, "measured requests per scenario (a gate run takes the baseline's)")
 	warmup := flag.Int("warmup", 5000, "pipelined warm-up requests per scenario (a gate run takes the baseline's)")
@@ -108,11 +155,18 @@ func main() {
 	threshold := flag.Float64("threshold", 0.03, "the growth that fails the gate (a gate run takes the baseline's)")
 	timeout := flag.Duration("timeout", 10*time.Minute, "give up after this long")
 	keep := flag.String("keep", "", "keep callgrind's files in this directory (part 2i+2 is scenario i's measured requests)")
+	pipeline := flag.Int("pipeline", 0, "with -measure: send the measured requests pipelined, this many in flight, instead of paced (what pipelining costs per request)")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	settings := Settings{Requests: *n, Warmup: *warmup, Settle: *settle, Env: serverEnv}
+	if *pipeline > 0 {
+		if !*measure {
+			fail(errors.New("-pipeline goes with -measure: the gate and its baseline pace their requests"))
+		}
+		settings.Pipeline = *pipeline
+	}
 	var base *Baseline
 	if !*update && !*measure {
 		b, err := readBaseline(*baselineFile)
@@ -130,9 +184,11 @@ func main() {
 		}
 	}
 	fws, scs := split(*frameworks), split(*scenarios)
-	for _, sc := range scs {
-		if !httpserve.KnownScenario(sc) {
-			fail(fmt.Errorf("unknown scenario %q", sc))
+	for _, fw := range fws {
+		for _, sc := range scenariosOf(fw, scs) {
+			if !httpserve.KnownScenario(sc) {
+				fail(fmt.Errorf("unknown scenario %q", sc))
+			}
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
@@ -168,6 +224,7 @@ func main() {
 		}
 	case *update:
 		b := Baseline{
+			Ratios: ratios(results),
 			Comment: "Instructions per request of the server process over real HTTP (callgrind), the baseline of the gate in .ci/run " +
 				"(bench/instr-gate.sh). The gate fails when a pair grows by more than threshold. Regenerate on purpose with `" +
 				updateCommand + "` and commit it with the reason; counts depend on the Go version, valgrind and the architecture.",
@@ -204,6 +261,29 @@ func lower(a, b []Result) []Result {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "instr-gate:", err)
 	os.Exit(1)
+}
+
+// frameworkName is the framework of a -frameworks entry (FRAMEWORK or
+// FRAMEWORK:SC1+SC2).
+func frameworkName(spec string) string {
+	fw, _, _ := strings.Cut(spec, ":")
+	return fw
+}
+
+// scenariosOf returns the scenarios of a -frameworks entry: its own list
+// after the colon, else all.
+func scenariosOf(spec string, all []string) []string {
+	_, own, ok := strings.Cut(spec, ":")
+	if !ok {
+		return all
+	}
+	var out []string
+	for sc := range strings.SplitSeq(own, "+") {
+		if sc = strings.TrimSpace(sc); sc != "" {
+			out = append(out, sc)
+		}
+	}
+	return out
 }
 
 func split(s string) []string {
@@ -263,6 +343,35 @@ func compare(w io.Writer, base *Baseline, results []Result, threshold float64) b
 		}
 		fmt.Fprintf(w, "%-16s %-11s %10d %10d %8.3f%s\n", r.Scenario, r.Framework, b, r.Instructions, ratio, note)
 	}
+	if now := ratios(results); len(now) > 0 {
+		oldRatio := map[[3]string]float64{}
+		for _, r := range base.Ratios {
+			oldRatio[[3]string{r.Scenario, r.Framework, r.Over}] = r.Ratio
+		}
+		fmt.Fprintf(w, "%-16s %-28s %10s %10s %8s\n", "scenario", "ratio (same run)", "baseline", "now", "ratio")
+		for _, r := range now {
+			name := r.Framework + "/" + r.Over
+			b, found := oldRatio[[3]string{r.Scenario, r.Framework, r.Over}]
+			if !found {
+				fmt.Fprintf(w, "%-16s %-28s %10s %10.3f %8s  no baseline\n", r.Scenario, name, "-", r.Ratio, "-")
+				failed = append(failed, fmt.Sprintf("%s %s has no baseline", r.Scenario, name))
+				ok = false
+				continue
+			}
+			g := r.Ratio / b
+			note := ""
+			switch {
+			case g > 1+threshold:
+				note = fmt.Sprintf("  FAIL: +%.1f %% (limit +%.0f %%)", (g-1)*100, threshold*100)
+				failed = append(failed, fmt.Sprintf("%s %s: %.3f -> %.3f (+%.1f %%)", r.Scenario, name, b, r.Ratio, (g-1)*100))
+				ok = false
+			case g < 1-threshold:
+				note = fmt.Sprintf("  improved: %.1f %%", (g-1)*100)
+				improved = append(improved, fmt.Sprintf("%s %s: %.3f -> %.3f (%.1f %%)", r.Scenario, name, b, r.Ratio, (g-1)*100))
+			}
+			fmt.Fprintf(w, "%-16s %-28s %10.3f %10.3f %8.3f%s\n", r.Scenario, name, b, r.Ratio, g, note)
+		}
+	}
 	fmt.Fprintf(w, "baseline: commit %s, %s, %s, %s\n", base.Commit, base.Go, base.Valgrind, base.Date)
 	drift := ""
 	if base.Go != runtime.Version() || base.Arch != runtime.GOARCH || base.Valgrind != valgrindVersion() {
@@ -275,7 +384,7 @@ func compare(w io.Writer, base *Baseline, results []Result, threshold float64) b
 			threshold*100, strings.Join(improved, "; "), updateCommand)
 	}
 	if !ok {
-		fmt.Fprintf(w, "\nINSTRUCTION GATE FAILED: %d pair(s) over +%.0f %% or without a baseline:\n", len(failed), threshold*100)
+		fmt.Fprintf(w, "\nINSTRUCTION GATE FAILED: %d pair(s) or ratio(s) over +%.0f %% or without a baseline:\n", len(failed), threshold*100)
 		for _, f := range failed {
 			fmt.Fprintln(w, "  "+f)
 		}
@@ -302,11 +411,18 @@ func measureAll(ctx context.Context, instr string, fws, scs []string, s Settings
 	per := make([][]Result, len(fws))
 	errs := make([]error, len(fws))
 	var wg sync.WaitGroup
-	for i, fw := range fws {
+	order := slices.Clone(scs)
+	for i, spec := range fws {
+		fw, own := frameworkName(spec), scenariosOf(spec, scs)
+		for _, sc := range own {
+			if !slices.Contains(order, sc) {
+				order = append(order, sc)
+			}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			per[i], errs[i] = measure(ctx, instr, fw, scs, s, filepath.Join(tmp, "cg."+fw))
+			per[i], errs[i] = measure(ctx, instr, fw, own, s, filepath.Join(tmp, "cg."+fw))
 		}()
 	}
 	wg.Wait()
@@ -314,7 +430,7 @@ func measureAll(ctx context.Context, instr string, fws, scs []string, s Settings
 		return nil, err
 	}
 	var out []Result
-	for _, sc := range scs { // report order: scenario, then framework
+	for _, sc := range order { // report order: scenario, then framework
 		for i := range fws {
 			for _, r := range per[i] {
 				if r.Scenario == sc {
@@ -406,7 +522,12 @@ func measure(ctx context.Context, instr, fw string, scs []string, s Settings, ou
 				return failed(err)
 			}
 		}
-		if err := paced(c, counts[i]); err != nil {
+		if s.Pipeline > 0 {
+			err = c.SendPipelined(counts[i], s.Pipeline)
+		} else {
+			err = paced(c, counts[i])
+		}
+		if err != nil {
 			return failed(fmt.Errorf("%s: %v", sc, err))
 		}
 		for _, step := range []string{"mark", "uninstrument"} {
@@ -525,6 +646,9 @@ func printTable(w io.Writer, results []Result) {
 	fmt.Fprintf(w, "%-16s %-11s %12s\n", "scenario", "framework", "instr/req")
 	for _, r := range results {
 		fmt.Fprintf(w, "%-16s %-11s %12d\n", r.Scenario, r.Framework, r.Instructions)
+	}
+	for _, r := range ratios(results) {
+		fmt.Fprintf(w, "ratio %-16s %s/%s %.3f\n", r.Scenario, r.Framework, r.Over, r.Ratio)
 	}
 }
 

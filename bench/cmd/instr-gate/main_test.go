@@ -82,3 +82,41 @@ func TestRoundUp(t *testing.T) {
 		}
 	}
 }
+
+// TestRatios checks the engine's ratios to fasthttp: computed from one run,
+// gated against the baseline's with the same threshold.
+func TestRatios(t *testing.T) {
+	results := []Result{{"minimal", "plinth-fast", 12000}, {"minimal", "fasthttp", 10000}, {"json", "plinth-fast", 1}}
+	got := ratios(results)
+	if len(got) != 1 || got[0] != (Ratio{"minimal", "plinth-fast", "fasthttp", 1.2}) {
+		t.Fatalf("ratios = %+v", got)
+	}
+	base := &Baseline{Threshold: 0.03, Results: []Result{{"minimal", "plinth-fast", 12500}, {"minimal", "fasthttp", 10000}},
+		Ratios: []Ratio{{"minimal", "plinth-fast", "fasthttp", 1.1}}}
+	var out strings.Builder
+	// Both counts are within 3 % of the baseline, but the ratio grew by 9 %.
+	if compare(&out, base, results[:2], base.Threshold) {
+		t.Errorf("a ratio grown by 9 %% passed:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "minimal plinth-fast/fasthttp: 1.100 -> 1.200") {
+		t.Errorf("output lacks the ratio:\n%s", out.String())
+	}
+	base.Ratios[0].Ratio = 1.19
+	out.Reset()
+	if !compare(&out, base, results[:2], base.Threshold) {
+		t.Errorf("a ratio within 3 %% failed:\n%s", out.String())
+	}
+}
+
+func TestScenariosOf(t *testing.T) {
+	all := []string{"minimal", "json", "routes-50"}
+	if got := scenariosOf("plinth", all); strings.Join(got, ",") != "minimal,json,routes-50" {
+		t.Errorf("scenariosOf(plinth) = %v", got)
+	}
+	if got := scenariosOf("fasthttp:minimal+json", all); strings.Join(got, ",") != "minimal,json" {
+		t.Errorf("scenariosOf(fasthttp:minimal+json) = %v", got)
+	}
+	if got := frameworkName("fasthttp:minimal+json"); got != "fasthttp" {
+		t.Errorf("frameworkName = %q", got)
+	}
+}

@@ -25,7 +25,9 @@
 // that warm-ups run at valgrind's uninstrumented speed.
 //
 // Frameworks: those of bench-server that are net/http handlers (fiber is
-// not). plinth and plinth-new are served by App.Serve with its default
+// not), plinth-fast and plinth-new-fast (plinth and plinth-new on Plinth's
+// own engine, Config.Engine "fast") and fasthttp (fasthttp's native server
+// and handler, minimal and json; httpserve/engine.go). plinth and plinth-new are served by App.Serve with its default
 // limits, std-limits and std-defaults by httpserve.NewLimitedServer on
 // httpserve.LimitListener, the others by a zero-value http.Server.
 // Scenarios: suite's, validated-json (the typed api operation; plinth,
@@ -52,7 +54,7 @@ import (
 )
 
 func main() {
-	fw := flag.String("framework", "plinth-new", "framework (plinth-new, plinth, std-limits, std-defaults, std, httprouter, chi, gin, echo)")
+	fw := flag.String("framework", "plinth-new", "framework (plinth-new, plinth, plinth-new-fast, plinth-fast, fasthttp, std-limits, std-defaults, std, httprouter, chi, gin, echo)")
 	sc := flag.String("scenario", "minimal", "scenario")
 	scs := flag.String("scenarios", "", "gate mode: serve these comma-separated scenarios, one listener each, and mark on request (stdin)")
 	n := flag.Int("n", 20000, "requests to send (0: connect and close only, the set-up cost to subtract)")
@@ -84,15 +86,13 @@ func main() {
 // answers "ok"; it exits the process at the end of stdin.
 func serveMarked(fw string, scenarios []string) error {
 	for _, sc := range scenarios {
-		h, err := httpserve.HandlerNamed(fw, sc)
-		if err != nil {
-			return err
-		}
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return err
 		}
-		serve(fw, h, ln)
+		if _, _, err := serveNamed(fw, sc, ln); err != nil {
+			return err
+		}
 		fmt.Printf("addr %s %s\n", sc, ln.Addr())
 	}
 	fmt.Println("ready")
@@ -133,20 +133,19 @@ func mark() {}
 // serveUntilClosed serves fw until conns connections have been accepted and
 // closed again, then exits the process (callgrind writes its counts at exit).
 func serveUntilClosed(fw, scenario, addrFile string, conns int) error {
-	h, err := httpserve.HandlerNamed(fw, scenario)
-	if err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
 	cl := &closingListener{Listener: ln, left: int64(conns)}
+	stop, served, err := serveNamed(fw, scenario, cl)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	if err := os.WriteFile(addrFile, []byte(ln.Addr().String()), 0o644); err != nil {
 		return err
 	}
-	stop, served := serve(fw, h, cl)
-	defer stop()
 	return <-served
 }
 
@@ -197,10 +196,6 @@ func runClient(addr, scenario string, n, c int) error {
 
 // run serves fw and loads it from the same process (for tests).
 func run(fw, scenario string, n, conns int) error {
-	h, err := httpserve.HandlerNamed(fw, scenario)
-	if err != nil {
-		return err
-	}
 	reqs, err := httpserve.Requests(scenario)
 	if err != nil {
 		return err
@@ -209,7 +204,10 @@ func run(fw, scenario string, n, conns int) error {
 	if err != nil {
 		return err
 	}
-	stop, served := serve(fw, h, ln)
+	stop, served, err := serveNamed(fw, scenario, ln)
+	if err != nil {
+		return err
+	}
 	if err := httpserve.Load(ln.Addr().String(), reqs, n, conns); err != nil {
 		stop()
 		return err
@@ -219,6 +217,20 @@ func run(fw, scenario string, n, conns int) error {
 		return err
 	}
 	return nil
+}
+
+// serveNamed serves the scenario with fw on ln: fasthttp's native server
+// for fasthttp, else serve.
+func serveNamed(fw, scenario string, ln net.Listener) (stop func(), served <-chan error, err error) {
+	if fw == httpserve.FastHTTP {
+		return httpserve.ServeFastHTTP(scenario, ln)
+	}
+	h, err := httpserve.HandlerNamed(fw, scenario)
+	if err != nil {
+		return nil, nil, err
+	}
+	stop, served = serve(fw, h, ln)
+	return stop, served, nil
 }
 
 // serve serves h on ln the way bench-server does; stop ends it and served

@@ -73,7 +73,7 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|web-sessions|tfb|pool-modes|compile|laravel)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
+var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|web-sessions|tfb-engine|tfb|pool-modes|engine|compile|laravel)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
 
 // latest returns the newest file of a kind and extension, "" when none.
 func latest(dir, kind, ext string) (string, error) {
@@ -95,6 +95,11 @@ func latest(dir, kind, ext string) (string, error) {
 	return filepath.Join(dir, names[len(names)-1]), nil
 }
 
+// engineTFBCommand measures the TechEmpower tests the engine is for: tfb-server
+// on Plinth's engine (plinth-fast) beside itself on net/http, go-std and fiber.
+const engineTFBCommand = `cd bench/tfb && IMPLS="plinth-fast plinth go-std fiber" TESTS="json plaintext" ` +
+	`TITLE="TechEmpower benchmark on Plinth's engine" OUT=../results/tfb-engine-$(date -u +%F) ./run.sh`
+
 func write(w io.Writer, dir string) error {
 	fmt.Fprint(w, `# Benchmarks
 
@@ -112,7 +117,10 @@ Caveats, for every table below:
   middleware and the handler only.
 
 `)
-	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON, modules, webSessions, fullStack, httpSection("http-fullstack", false), copied("tfb", "TechEmpower benchmark", "cd bench/tfb && ./run.sh"), copied("pool-modes", "Plinth TFB server: pool modes", "cd bench/tfb && ./run-pool-modes.sh"), compile, copied("laravel", "Whole site: Plinth, gin and Laravel on PHP-FPM", "bench/laravel/run.sh")}
+	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON, modules, webSessions, fullStack, httpSection("http-fullstack", false), copied("tfb", "TechEmpower benchmark", "cd bench/tfb && ./run.sh"), copied("pool-modes", "Plinth TFB server: pool modes", "cd bench/tfb && ./run-pool-modes.sh"),
+		copied("engine", "Plinth's engine (issue 26)", "bench/run-engine.sh"),
+		copied("tfb-engine", "TechEmpower benchmark on Plinth's engine", engineTFBCommand), compile,
+		copied("laravel", "Whole site: Plinth, gin and Laravel on PHP-FPM", "bench/laravel/run.sh")}
 	for _, s := range sections {
 		if err := s(w, dir); err != nil {
 			return err

@@ -28,6 +28,10 @@ var Frameworks = []string{"plinth-new", "plinth", "std-limits", "std-defaults", 
 // middleware for all but Plinth), so sc.Only is ignored. Serve std-limits and
 // std-defaults with NewLimitedServer on LimitListener (Limited).
 func Handler(fw string, sc suite.Scenario) (http.Handler, error) {
+	if base, ok := engineBase(fw); ok { // plinth-fast, plinth-new-fast (engine.go)
+		h, err := Handler(base, sc)
+		return onEngine(fw, h, err)
+	}
 	name := fw
 	if fw == "std-limits" || fw == "std-defaults" && sc.Stack != suite.StackNone {
 		// The middleware scenarios give net/http its own hand-written stack

@@ -120,6 +120,10 @@ func Requests(scenario string) ([]Request, error) {
 
 // HandlerNamed is Handler for a scenario by name, suite's and those above.
 func HandlerNamed(fw, scenario string) (http.Handler, error) {
+	if base, ok := engineBase(fw); ok {
+		h, err := HandlerNamed(base, scenario)
+		return onEngine(fw, h, err)
+	}
 	if scenario == ValidatedJSON {
 		switch fw {
 		case "plinth":

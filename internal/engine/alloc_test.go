@@ -1,0 +1,53 @@
+package engine
+
+import (
+	"bytes"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// TestAllocsPerRequest (issue 26): over a real loopback connection, a
+// keep-alive GET costs the engine one allocation (the head's string) and
+// nothing else; the handler here allocates nothing.
+func TestAllocsPerRequest(t *testing.T) {
+	if raceEnabled || poisoning {
+		t.Skip("allocation counts are not meaningful under -race or plinth_enginepoison (fresh requests)")
+	}
+	hello := []byte("hello")
+	_, addr := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Content-Type"] = textPlain
+		w.Write(hello)
+	}), func(c *Config) { c.IdleTimeout = time.Minute })
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := []byte("GET /plaintext HTTP/1.1\r\nHost: localhost\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n")
+	buf := make([]byte, 4096)
+	roundTrip := func() {
+		if _, err := c.Write(req); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for !bytes.HasSuffix(buf[:n], hello) {
+			m, err := c.Read(buf[n:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += m
+		}
+	}
+	for range 10 {
+		roundTrip()
+	}
+	allocs := testing.AllocsPerRun(200, roundTrip)
+	t.Logf("%.2f allocations per request", allocs)
+	if allocs > 1 {
+		t.Errorf("%.2f allocations per request, want at most 1 (the head string)", allocs)
+	}
+}
+
+var textPlain = []string{"text/plain"}

@@ -1,0 +1,489 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// Connection states, for Shutdown: only an idle connection (waiting for the
+// first byte of a request, nothing buffered) is closed under its feet.
+const (
+	stateActive int32 = iota
+	stateIdle
+	stateClosed
+)
+
+const readBufferSize = 4 << 10
+
+// conn is one client connection and everything reused across its requests.
+type conn struct {
+	srv    *Server
+	nc     net.Conn
+	br     *bufio.Reader
+	out    []byte // responses not yet written to nc
+	state  atomic.Int32
+	ctx    context.Context
+	cancel context.CancelFunc
+	remote string
+
+	tmpl       http.Request // reset template: the connection's context
+	req        *http.Request
+	url        url.URL
+	hdr        http.Header
+	vals       []string
+	body       body
+	resp       response
+	big        []byte   // a head longer than the read buffer
+	lastKeys   []string // the names of the previous response's header
+	hi         headInfo // what parseHead noted of the request's fields
+	rdl        time.Time
+	wdl        bool // a write deadline was set by the handler
+	werr       error
+	lastPOST   bool
+	served     bool // a request was read: the next wait is an idle one
+	closeAfter bool
+	hijacked   bool
+}
+
+func newConn(s *Server, nc net.Conn) *conn {
+	c := &conn{srv: s, nc: nc, remote: nc.RemoteAddr().String()}
+	ctx := context.WithValue(s.base, http.LocalAddrContextKey, nc.LocalAddr())
+	c.ctx, c.cancel = context.WithCancel(ctx)
+	c.tmpl = *(&http.Request{}).WithContext(c.ctx)
+	c.hdr = make(http.Header, 16)
+	c.vals = make([]string, 0, 32)
+	c.req = new(http.Request)
+	c.resp.c = c
+	c.resp.hdr = make(http.Header, 16)
+	c.out = make([]byte, 0, readBufferSize)
+	return c
+}
+
+// broken records that the connection failed (a read or a write): the
+// request's context is cancelled, and the connection closes.
+func (c *conn) broken() {
+	c.closeAfter = true
+	c.cancel()
+}
+
+func isNetError(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed)
+}
+
+func (c *conn) close() {
+	c.state.Store(stateClosed)
+	c.nc.Close()
+	c.cancel()
+	c.srv.untrack(c)
+}
+
+// setReadDeadline moves the read deadline to t, skipping the system call
+// when t is less than a second later than the deadline already set.
+func (c *conn) setReadDeadline(t time.Time) {
+	if t.IsZero() {
+		if !c.rdl.IsZero() {
+			c.rdl = t
+			_ = c.nc.SetReadDeadline(t)
+		}
+		return
+	}
+	if !c.rdl.IsZero() && !t.Before(c.rdl) && t.Sub(c.rdl) < time.Second {
+		return
+	}
+	c.rdl = t
+	_ = c.nc.SetReadDeadline(t)
+}
+
+func (c *conn) serve() {
+	c.br = bufio.NewReaderSize(c.nc, readBufferSize)
+	defer func() {
+		// A panic outside the handler (a bug of the engine's) ends this
+		// connection, not the process, as net/http does.
+		if err := recover(); err != nil {
+			const size = 64 << 10
+			buf := make([]byte, size)
+			buf = buf[:runtime.Stack(buf, false)]
+			c.srv.cfg.ErrorLog.Printf("engine: panic serving %v: %v\n%s", c.remote, err, buf)
+		}
+		if !c.hijacked {
+			c.close()
+		}
+	}()
+	for {
+		head, perr, ok := c.readHead()
+		if !ok {
+			c.flush()
+			return
+		}
+		if perr != nil {
+			c.refuse(perr)
+			return
+		}
+		c.reset()
+		if perr := c.parseHead(head); perr != nil {
+			c.refuse(perr)
+			return
+		}
+		req := c.req
+		c.lastPOST = req.Method == "POST"
+		if ex := req.Header["Expect"]; c.hi.expect && len(ex) > 0 && ex[0] != "" {
+			if hasToken(ex[0], "100-continue") {
+				if req.ProtoAtLeast(1, 1) && req.ContentLength != 0 {
+					c.body.expect = true
+				}
+			} else {
+				c.resp.hdr["Connection"] = []string{"close"}
+				c.resp.WriteHeader(http.StatusExpectationFailed)
+				c.closeAfter = true
+				c.resp.finish()
+				c.flush()
+				// As net/http: the body, up to 256 KiB, is read before
+				// the connection closes.
+				if req.Body == &c.body && c.body.unread() {
+					c.body.discard()
+				}
+				return
+			}
+		}
+		if req.ContentLength != 0 {
+			c.setReadDeadline(time.Time{}) // the handler's body reads set their own
+			if len(c.out) > 0 {
+				c.flush() // earlier answers go before the body's reads may wait
+			}
+		}
+		aborted := c.runHandler()
+		if c.hijacked {
+			return
+		}
+		if aborted {
+			c.flush() // earlier responses, and what of this one was sent
+			return
+		}
+		c.resp.finish()
+		releaseRequest(c)
+		if c.wdl {
+			c.wdl = false
+			_ = c.nc.SetWriteDeadline(time.Time{})
+		}
+		if c.closeAfter || c.srv.shutting.Load() {
+			c.flush()
+			return
+		}
+		if c.br.Buffered() == 0 || len(c.out) >= 16<<10 {
+			if !c.flush() {
+				return
+			}
+		}
+	}
+}
+
+// reset prepares the reused request for the next one.
+func (c *conn) reset() {
+	clear(c.hdr)
+	*c.req = c.tmpl
+	c.req.Header = c.hdr
+	c.req.URL = &c.url
+	c.req.RemoteAddr = c.remote
+	c.resp.reset(c.req)
+}
+
+// runHandler calls the handler, turning a panic into a 500 (when nothing
+// was written) and a closed connection; http.ErrAbortHandler closes it
+// without a log line, as net/http does.
+func (c *conn) runHandler() (aborted bool) {
+	defer func() {
+		if err := recover(); err != nil {
+			c.closeAfter = true
+			if c.hijacked {
+				return
+			}
+			aborted = true
+			if err != http.ErrAbortHandler {
+				const size = 64 << 10
+				buf := make([]byte, size)
+				buf = buf[:runtime.Stack(buf, false)]
+				c.srv.cfg.ErrorLog.Printf("engine: panic serving %v: %v\n%s", c.remote, err, buf)
+				if !c.resp.committed {
+					c.resp.abortTo500()
+				}
+			}
+		}
+	}()
+	c.srv.cfg.Handler.ServeHTTP(&c.resp, c.req)
+	return false
+}
+
+// readHead returns the next request head, or a refusal, or ok false when the
+// connection ended (closed, timed out, or closed by Shutdown while idle).
+func (c *conn) readHead() (head string, perr *parseError, ok bool) {
+	br := c.br
+	for {
+		if br.Buffered() == 0 {
+			if !c.flush() {
+				return "", nil, false
+			}
+			// A new connection gets the head's timeout for its first byte,
+			// as on net/http; between requests, the idle timeout.
+			d := c.srv.cfg.IdleTimeout
+			if !c.served && c.srv.cfg.HeaderReadTimeout > 0 {
+				d = c.srv.cfg.HeaderReadTimeout
+			}
+			if d > 0 {
+				c.setReadDeadline(time.Now().Add(d))
+			}
+			c.served = true
+			c.state.Store(stateIdle)
+			if c.srv.shutting.Load() {
+				return "", nil, false
+			}
+			if _, err := br.Peek(1); err != nil {
+				return "", nil, false
+			}
+			if !c.state.CompareAndSwap(stateIdle, stateActive) {
+				return "", nil, false
+			}
+		}
+		if !c.lastPOST {
+			break
+		}
+		// RFC 7230 section 3 tolerance for old buggy clients, as net/http:
+		// up to 4 CR or LF bytes after a POST are skipped.
+		c.lastPOST = false
+		peek, _ := br.Peek(min(br.Buffered(), 4))
+		n := 0
+		for n < len(peek) && (peek[n] == '\r' || peek[n] == '\n') {
+			n++
+		}
+		_, _ = br.Discard(n)
+	}
+	max := c.srv.cfg.MaxHeaderBytes
+	from := 0
+	deadlineSet := false
+	for {
+		buf, _ := br.Peek(br.Buffered())
+		n, next, perr := headEnd(buf, from)
+		if perr != nil {
+			if next > max {
+				return "", errTooLarge, true
+			}
+			return "", perr, true
+		}
+		if n > 0 {
+			if n > max {
+				return "", errTooLarge, true
+			}
+			head = string(buf[:n])
+			_, _ = br.Discard(n)
+			return head, nil, true
+		}
+		if len(buf) >= max {
+			return "", errTooLarge, true
+		}
+		if len(buf) == br.Size() {
+			return c.readBigHead()
+		}
+		from = next
+		if !deadlineSet {
+			deadlineSet = true
+			if d := c.srv.cfg.HeaderReadTimeout; d > 0 {
+				c.setReadDeadline(time.Now().Add(d))
+			}
+		}
+		if !c.flush() { // the answers so far go before a wait
+			return "", nil, false
+		}
+		if _, err := br.Peek(len(buf) + 1); err != nil {
+			perr := c.eofError(err, len(buf))
+			return "", perr, perr != nil
+		}
+	}
+}
+
+// eofError is what a head cut by err after n bytes gets: nothing (the
+// connection just closes) when it timed out or nothing was read; a 400,
+// as net/http, when the client closed mid-head.
+func (c *conn) eofError(err error, n int) *parseError {
+	if n == 0 || !errors.Is(err, io.EOF) {
+		return nil
+	}
+	return errMalformed
+}
+
+// readBigHead reads a head longer than the read buffer into c.big.
+func (c *conn) readBigHead() (string, *parseError, bool) {
+	br := c.br
+	max := c.srv.cfg.MaxHeaderBytes
+	big := c.big[:0]
+	from := 0
+	for {
+		buf, _ := br.Peek(br.Buffered())
+		k := len(buf)
+		big = append(big, buf...)
+		n, next, perr := headEnd(big, from)
+		if perr != nil {
+			c.big = big[:0]
+			if next > max {
+				return "", errTooLarge, true
+			}
+			return "", perr, true
+		}
+		if n > 0 {
+			c.big = big[:0]
+			if n > max {
+				return "", errTooLarge, true
+			}
+			_, _ = br.Discard(k - (len(big) - n))
+			return string(big[:n]), nil, true
+		}
+		_, _ = br.Discard(k)
+		if len(big) >= max {
+			c.big = big[:0]
+			return "", errTooLarge, true
+		}
+		from = next
+		if !c.flush() {
+			return "", nil, false
+		}
+		if _, err := br.Peek(1); err != nil {
+			c.big = big[:0]
+			perr := c.eofError(err, len(big))
+			return "", perr, perr != nil
+		}
+	}
+}
+
+// refuse answers a request the server will not serve, as net/http words it,
+// after the responses still pending, and ends the connection.
+func (c *conn) refuse(perr *parseError) {
+	if perr == nil {
+		c.flush()
+		return
+	}
+	const hdrs = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+	text := http.StatusText(perr.status)
+	var msg string
+	switch {
+	case perr == errTooLarge:
+		msg = "431 " + text + hdrs + "431 " + text
+	case perr.status == 501:
+		msg = "501 " + text + hdrs + perr.reason
+	case perr.status == 400:
+		msg = "400 Bad Request" + hdrs + "400 Bad Request"
+	default:
+		s := strconv.Itoa(perr.status) + " " + text + ": " + perr.reason
+		msg = s + hdrs + s
+	}
+	c.out = append(c.out, "HTTP/1.1 "...)
+	c.out = append(c.out, msg...)
+	c.flush()
+	if perr == errTooLarge {
+		// As net/http: half-close and wait a little, so that the client
+		// reads the answer before the connection resets.
+		if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
+			_ = cw.CloseWrite()
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+}
+
+// flush writes the pending responses; false when the connection failed.
+func (c *conn) flush() bool {
+	if len(c.out) == 0 {
+		return c.werr == nil
+	}
+	if c.werr != nil {
+		c.out = c.out[:0]
+		return false
+	}
+	_, err := c.nc.Write(c.out)
+	c.out = c.out[:0]
+	if err != nil {
+		c.werr = err
+		c.broken()
+		return false
+	}
+	return true
+}
+
+// sendContinue answers "100 Continue" when the handler first reads a body
+// whose client expects it.
+func (c *conn) sendContinue() {
+	if c.resp.committed {
+		return
+	}
+	c.out = append(c.out, "HTTP/1.1 100 Continue\r\n\r\n"...)
+	c.flush()
+}
+
+// hasToken is net/http's: token appears in v, case-insensitively, between
+// boundaries (start, end, space, comma, tab).
+func hasToken(v, token string) bool {
+	if len(token) > len(v) || token == "" {
+		return false
+	}
+	if v == token {
+		return true
+	}
+	for sp := 0; sp <= len(v)-len(token); sp++ {
+		if b := v[sp]; b != token[0] && b|0x20 != token[0] {
+			continue
+		}
+		if sp > 0 && !isTokenBoundary(v[sp-1]) {
+			continue
+		}
+		if end := sp + len(token); end != len(v) && !isTokenBoundary(v[end]) {
+			continue
+		}
+		if equalFold(v[sp:sp+len(token)], token) {
+			return true
+		}
+	}
+	return false
+}
+
+func isTokenBoundary(b byte) bool { return b == ' ' || b == ',' || b == '\t' }
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// hijack hands the connection over: pending responses are written and the
+// deadlines cleared first.
+func (c *conn) hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if c.hijacked {
+		return nil, nil, http.ErrHijacked
+	}
+	if !c.flush() {
+		return nil, nil, c.werr
+	}
+	c.hijacked = true
+	c.state.Store(stateClosed)
+	c.srv.untrack(c)
+	_ = c.nc.SetDeadline(time.Time{})
+	return c.nc, bufio.NewReadWriter(c.br, bufio.NewWriter(c.nc)), nil
+}

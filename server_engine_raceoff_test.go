@@ -1,0 +1,5 @@
+//go:build !race
+
+package plinth
+
+const engineTestRace = false
