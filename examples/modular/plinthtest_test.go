@@ -24,6 +24,6 @@ func TestDeclinedWithPlinthtest(t *testing.T) {
 	if o.Status != orders.Declined || len(fake.charges) != 1 {
 		t.Errorf("order %+v, %d charges: want declined, 1", o, len(fake.charges))
 	}
-	c.Get("/payments/"+strconv.FormatInt(o.PaymentID, 10)).Status(200).Contains(`"reference":"fake-1"`)
+	c.Get("/payments/" + strconv.FormatInt(o.PaymentID, 10)).Status(200).Contains(`"reference":"fake-1"`)
 	c.PostJSON("/orders", `{"item":""}`, "X-User", "ada").Problem(422, "").Field("body.item", "required")
 }
