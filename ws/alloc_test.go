@@ -1,6 +1,7 @@
 package ws_test
 
 import (
+	"github.com/plinth-go/plinth/ws/wstest"
 	"io"
 	"testing"
 	"time"
@@ -24,17 +25,17 @@ func TestEchoAllocs(t *testing.T) {
 	app := plinth.New()
 	app.Get("/ws", echo(ws.Config{}))
 	s := serve(t, app)
-	c := dialRaw(t, s.addr, "/ws")
+	c := wstest.Dial(t, s.addr, "/ws")
 	// One masked 64 B text frame, built once, and a buffer for its echo:
 	// the client allocates nothing per message.
 	frame := []byte{0x81, 0x80 | 64, 0, 0, 0, 0}
 	frame = append(frame, []byte("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")...)
 	echoBuf := make([]byte, 2+64)
 	roundTrip := func() {
-		if _, err := c.nc.Write(frame); err != nil {
+		if _, err := c.Conn.Write(frame); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := io.ReadFull(c.br, echoBuf); err != nil {
+		if _, err := io.ReadFull(c.R, echoBuf); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -44,7 +45,7 @@ func TestEchoAllocs(t *testing.T) {
 	if string(echoBuf[2:]) != string(frame[6:]) {
 		t.Fatalf("echo %q", echoBuf[2:])
 	}
-	_ = c.nc.SetDeadline(time.Time{})
+	_ = c.Conn.SetDeadline(time.Time{})
 	if got := testing.AllocsPerRun(500, roundTrip); got > echoAllocBudget {
 		t.Errorf("%.1f allocations per echoed 64 B message, budget %d", got, echoAllocBudget)
 	}

@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/binary"
 	"encoding/pem"
+	"github.com/plinth-go/plinth/ws/wstest"
 	"io"
 	"math/big"
 	"net"
@@ -138,7 +139,7 @@ func TestHTTP2KeepsUpgradeOnHTTP1(t *testing.T) {
 	}
 	defer tc.Close()
 	if _, err := io.WriteString(tc, "GET /ws HTTP/1.1\r\nHost: "+s.addr+"\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"+
-		"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "+handshakeKey()+"\r\n\r\n"); err != nil {
+		"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "+wstest.HandshakeKey()+"\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	br := bufio.NewReader(tc)
@@ -149,9 +150,9 @@ func TestHTTP2KeepsUpgradeOnHTTP1(t *testing.T) {
 	if up.StatusCode != 101 {
 		t.Fatalf("upgrade over TLS: status %d", up.StatusCode)
 	}
-	c := &rawClient{t: t, nc: tc, br: br}
-	c.send(0x1, []byte("over tls"))
-	if op, p := c.message(); op != 0x1 || string(p) != "over tls" {
+	c := wstest.New(t, tc, br)
+	c.Send(0x1, []byte("over tls"))
+	if op, p := c.Message(); op != 0x1 || string(p) != "over tls" {
 		t.Errorf("echo over TLS: op %d %q", op, p)
 	}
 }
@@ -169,9 +170,9 @@ func TestH2CKeepsUpgradeOnHTTP1(t *testing.T) {
 	if v, ok := h2Settings(t, nc)[settingsEnableConnectProtocol]; ok && v != 0 {
 		t.Error("h2c advertises SETTINGS_ENABLE_CONNECT_PROTOCOL")
 	}
-	c := dialRaw(t, s.addr, "/ws")
-	c.send(0x1, []byte("h2c server, HTTP/1.1 upgrade"))
-	if op, p := c.message(); op != 0x1 || string(p) != "h2c server, HTTP/1.1 upgrade" {
+	c := wstest.Dial(t, s.addr, "/ws")
+	c.Send(0x1, []byte("h2c server, HTTP/1.1 upgrade"))
+	if op, p := c.Message(); op != 0x1 || string(p) != "h2c server, HTTP/1.1 upgrade" {
 		t.Errorf("echo: op %d %q", op, p)
 	}
 }

@@ -2,6 +2,7 @@ package ws_test
 
 import (
 	"bytes"
+	"github.com/plinth-go/plinth/ws/wstest"
 	"log/slog"
 	"strings"
 	"sync"
@@ -44,7 +45,7 @@ func TestMiddlewareInFront(t *testing.T) {
 	app.Get("/ws", echo(ws.Config{}))
 	s := serve(t, app)
 
-	c, res := tryRaw(t, s.addr, "/ws", "Accept-Encoding: gzip, br, zstd", "If-None-Match: *")
+	c, res := wstest.TryDial(t, s.addr, "/ws", "Accept-Encoding: gzip, br, zstd", "If-None-Match: *")
 	if res.StatusCode != 101 {
 		t.Fatalf("status %d, want 101", res.StatusCode)
 	}
@@ -54,13 +55,13 @@ func TestMiddlewareInFront(t *testing.T) {
 		}
 	}
 	for _, msg := range []string{"one", "two", strings.Repeat("compressible text ", 100)} {
-		c.send(0x1, []byte(msg))
-		if op, p := c.message(); op != 0x1 || string(p) != msg {
+		c.Send(0x1, []byte(msg))
+		if op, p := c.Message(); op != 0x1 || string(p) != msg {
 			t.Fatalf("echo through the middleware: op %d, %d bytes", op, len(p))
 		}
 	}
-	c.closeReply(1000)
-	c.expectClose()
+	c.CloseReply(1000)
+	c.ExpectClose()
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(logs.String(), "status=101") {
 		if time.Now().After(deadline) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/plinth-go/plinth/ws/wstest"
 	"io"
 	"log/slog"
 	"net"
@@ -87,7 +88,7 @@ func newApp(cfg ws.Config) *plinth.App {
 func TestHandshakeRefusals(t *testing.T) {
 	t.Parallel()
 	app := newApp(ws.Config{OriginPatterns: []string{"*.trusted.example"}})
-	key := handshakeKey()
+	key := wstest.HandshakeKey()
 	good := func() http.Header {
 		return http.Header{
 			"Connection": {"keep-alive, Upgrade"}, "Upgrade": {"websocket"},
@@ -111,7 +112,7 @@ func TestHandshakeRefusals(t *testing.T) {
 		{"version 8", "GET", 1, func(h http.Header) { h.Set("Sec-WebSocket-Version", "8") }, 400, "Sec-Websocket-Version"},
 		{"no version", "GET", 1, func(h http.Header) { h.Del("Sec-WebSocket-Version") }, 400, "Sec-Websocket-Version"},
 		{"no key", "GET", 1, func(h http.Header) { h.Del("Sec-WebSocket-Key") }, 400, ""},
-		{"two keys", "GET", 1, func(h http.Header) { h.Add("Sec-WebSocket-Key", handshakeKey()) }, 400, ""},
+		{"two keys", "GET", 1, func(h http.Header) { h.Add("Sec-WebSocket-Key", wstest.HandshakeKey()) }, 400, ""},
 		{"key not base64", "GET", 1, func(h http.Header) { h.Set("Sec-WebSocket-Key", "not base64 at all, 24 ch") }, 400, ""},
 		{"key of 15 bytes", "GET", 1, func(h http.Header) { h.Set("Sec-WebSocket-Key", "AAAAAAAAAAAAAAAAAAAA") }, 400, ""},
 	}
@@ -151,13 +152,13 @@ func TestOrigins(t *testing.T) {
 		if origin != "" {
 			extra = append(extra, "Origin: "+origin)
 		}
-		_, res := tryRaw(t, s.addr, "/ws", extra...)
+		_, res := wstest.TryDial(t, s.addr, "/ws", extra...)
 		if res.StatusCode != 101 {
 			t.Errorf("Origin %q: status %d, want 101", origin, res.StatusCode)
 		}
 	}
 	for _, origin := range []string{"https://trusted.example.evil", "http://other:1", "null"} {
-		_, res := tryRaw(t, s.addr, "/ws", "Origin: "+origin)
+		_, res := wstest.TryDial(t, s.addr, "/ws", "Origin: "+origin)
 		if res.StatusCode != 403 {
 			t.Errorf("Origin %q: status %d, want 403", origin, res.StatusCode)
 		}
@@ -169,36 +170,36 @@ func TestOrigins(t *testing.T) {
 func TestEcho(t *testing.T) {
 	t.Parallel()
 	s := serve(t, newApp(ws.Config{}))
-	c := dialRaw(t, s.addr, "/ws")
-	c.send(0x1, []byte("hello"))
-	if op, p := c.message(); op != 0x1 || string(p) != "hello" {
+	c := wstest.Dial(t, s.addr, "/ws")
+	c.Send(0x1, []byte("hello"))
+	if op, p := c.Message(); op != 0x1 || string(p) != "hello" {
 		t.Errorf("text echo: op %d %q", op, p)
 	}
-	c.send(0x2, []byte{0, 1, 2, 255})
-	if op, p := c.message(); op != 0x2 || !bytes.Equal(p, []byte{0, 1, 2, 255}) {
+	c.Send(0x2, []byte{0, 1, 2, 255})
+	if op, p := c.Message(); op != 0x2 || !bytes.Equal(p, []byte{0, 1, 2, 255}) {
 		t.Errorf("binary echo: op %d %v", op, p)
 	}
-	c.frame(false, 0, 0x1, []byte("frag"), true)
-	c.frame(true, 0, 0x9, []byte("in between"), true) // a ping between fragments is allowed
-	c.frame(false, 0, 0x0, []byte("men"), true)
-	c.frame(true, 0, 0x0, []byte("ted"), true)
-	if op, p := c.message(); op != 0xA || string(p) != "in between" {
+	c.Frame(false, 0, 0x1, []byte("frag"), true)
+	c.Frame(true, 0, 0x9, []byte("in between"), true) // a ping between fragments is allowed
+	c.Frame(false, 0, 0x0, []byte("men"), true)
+	c.Frame(true, 0, 0x0, []byte("ted"), true)
+	if op, p := c.Message(); op != 0xA || string(p) != "in between" {
 		t.Errorf("ping between fragments: op %d %q, want a pong with its payload", op, p)
 	}
-	if op, p := c.message(); op != 0x1 || string(p) != "fragmented" {
+	if op, p := c.Message(); op != 0x1 || string(p) != "fragmented" {
 		t.Errorf("fragmented echo: op %d %q", op, p)
 	}
 	big := bytes.Repeat([]byte("x"), ws.DefaultReadLimit)
-	c.send(0x2, big)
-	if op, p := c.message(); op != 0x2 || !bytes.Equal(p, big) {
+	c.Send(0x2, big)
+	if op, p := c.Message(); op != 0x2 || !bytes.Equal(p, big) {
 		t.Errorf("64 KiB echo: op %d, %d bytes", op, len(p))
 	}
-	c.send(0x9, []byte("ping payload"))
-	if op, p := c.message(); op != 0xA || string(p) != "ping payload" {
+	c.Send(0x9, []byte("ping payload"))
+	if op, p := c.Message(); op != 0xA || string(p) != "ping payload" {
 		t.Errorf("pong: op %d %q", op, p)
 	}
-	c.closeReply(1000)
-	if code := c.expectClose(); code != 1000 {
+	c.CloseReply(1000)
+	if code := c.ExpectClose(); code != 1000 {
 		t.Errorf("close answered with %d, want 1000", code)
 	}
 }
@@ -209,33 +210,33 @@ func TestProtocolErrors(t *testing.T) {
 	s := serve(t, newApp(ws.Config{}))
 	cases := []struct {
 		name string
-		do   func(c *rawClient)
+		do   func(c *wstest.RawClient)
 		want []int // acceptable close codes; -1 is a dropped connection
 	}{
-		{"over the read limit", func(c *rawClient) {
-			c.send(0x2, make([]byte, ws.DefaultReadLimit+1))
+		{"over the read limit", func(c *wstest.RawClient) {
+			c.Send(0x2, make([]byte, ws.DefaultReadLimit+1))
 		}, []int{1009}},
-		{"over the read limit in fragments", func(c *rawClient) {
-			c.frame(false, 0, 0x2, make([]byte, ws.DefaultReadLimit), true)
-			c.frame(true, 0, 0x0, []byte{1}, true)
+		{"over the read limit in fragments", func(c *wstest.RawClient) {
+			c.Frame(false, 0, 0x2, make([]byte, ws.DefaultReadLimit), true)
+			c.Frame(true, 0, 0x0, []byte{1}, true)
 		}, []int{1009}},
-		{"unmasked client frame", func(c *rawClient) { c.frame(true, 0, 0x1, []byte("hi"), false) }, []int{1002, -1}},
-		{"control frame over 125 bytes", func(c *rawClient) { c.send(0x9, make([]byte, 126)) }, []int{1002}},
-		{"fragmented control frame", func(c *rawClient) { c.frame(false, 0, 0x9, []byte("p"), true) }, []int{1002}},
-		{"reserved opcode 3", func(c *rawClient) { c.send(0x3, []byte("x")) }, []int{1002}},
-		{"reserved control opcode 11", func(c *rawClient) { c.send(0xB, nil) }, []int{1002}},
-		{"RSV1 without an extension", func(c *rawClient) { c.frame(true, 4, 0x1, []byte("x"), true) }, []int{1002}},
-		{"RSV2", func(c *rawClient) { c.frame(true, 2, 0x1, []byte("x"), true) }, []int{1002}},
-		{"RSV3", func(c *rawClient) { c.frame(true, 1, 0x1, []byte("x"), true) }, []int{1002}},
-		{"continuation without a start", func(c *rawClient) { c.send(0x0, []byte("x")) }, []int{1002}},
-		{"invalid UTF-8 in text", func(c *rawClient) { c.send(0x1, []byte{'a', 0xff, 0xfe}) }, []int{1007}},
+		{"unmasked client frame", func(c *wstest.RawClient) { c.Frame(true, 0, 0x1, []byte("hi"), false) }, []int{1002, -1}},
+		{"control frame over 125 bytes", func(c *wstest.RawClient) { c.Send(0x9, make([]byte, 126)) }, []int{1002}},
+		{"fragmented control frame", func(c *wstest.RawClient) { c.Frame(false, 0, 0x9, []byte("p"), true) }, []int{1002}},
+		{"reserved opcode 3", func(c *wstest.RawClient) { c.Send(0x3, []byte("x")) }, []int{1002}},
+		{"reserved control opcode 11", func(c *wstest.RawClient) { c.Send(0xB, nil) }, []int{1002}},
+		{"RSV1 without an extension", func(c *wstest.RawClient) { c.Frame(true, 4, 0x1, []byte("x"), true) }, []int{1002}},
+		{"RSV2", func(c *wstest.RawClient) { c.Frame(true, 2, 0x1, []byte("x"), true) }, []int{1002}},
+		{"RSV3", func(c *wstest.RawClient) { c.Frame(true, 1, 0x1, []byte("x"), true) }, []int{1002}},
+		{"continuation without a start", func(c *wstest.RawClient) { c.Send(0x0, []byte("x")) }, []int{1002}},
+		{"invalid UTF-8 in text", func(c *wstest.RawClient) { c.Send(0x1, []byte{'a', 0xff, 0xfe}) }, []int{1007}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := dialRaw(t, s.addr, "/ws")
+			c := wstest.Dial(t, s.addr, "/ws")
 			tc.do(c)
-			got := c.expectClose()
+			got := c.ExpectClose()
 			for _, w := range tc.want {
 				if got == w {
 					return
@@ -252,11 +253,11 @@ func TestKeepalive(t *testing.T) {
 	t.Parallel()
 	s := serve(t, newApp(ws.Config{PingInterval: 50 * time.Millisecond, PongTimeout: 100 * time.Millisecond}))
 
-	silent := dialRaw(t, s.addr, "/ws")
+	silent := wstest.Dial(t, s.addr, "/ws")
 	start := time.Now()
 	pings := 0
 	for {
-		_, op, _, err := silent.read()
+		_, op, _, err := silent.Read()
 		if err != nil {
 			break // closed without a close frame: the pong timeout
 		}
@@ -274,25 +275,25 @@ func TestKeepalive(t *testing.T) {
 		t.Errorf("closed after %s", d)
 	}
 
-	polite := dialRaw(t, s.addr, "/ws")
+	polite := wstest.Dial(t, s.addr, "/ws")
 	deadline := time.Now().Add(500 * time.Millisecond)
 	answered := 0
 	for time.Now().Before(deadline) {
-		_, op, p, err := polite.read()
+		_, op, p, err := polite.Read()
 		if err != nil {
 			t.Fatalf("answering client lost its connection: %v", err)
 		}
 		if op == 0x9 {
-			polite.frame(true, 0, 0xA, p, true)
+			polite.Frame(true, 0, 0xA, p, true)
 			answered++
 		}
 	}
 	if answered < 3 {
 		t.Errorf("%d pings in 500 ms at a 50 ms interval", answered)
 	}
-	polite.send(0x1, []byte("still here"))
+	polite.Send(0x1, []byte("still here"))
 	for {
-		_, op, p, err := polite.read()
+		_, op, p, err := polite.Read()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -310,17 +311,17 @@ func TestKeepalive(t *testing.T) {
 func TestMaxConns(t *testing.T) {
 	t.Parallel()
 	s := serve(t, newApp(ws.Config{MaxConns: 2, RetryAfter: 7 * time.Second}))
-	a := dialRaw(t, s.addr, "/ws")
-	dialRaw(t, s.addr, "/ws")
-	_, res := tryRaw(t, s.addr, "/ws")
+	a := wstest.Dial(t, s.addr, "/ws")
+	wstest.Dial(t, s.addr, "/ws")
+	_, res := wstest.TryDial(t, s.addr, "/ws")
 	if res.StatusCode != 503 || res.Header.Get("Retry-After") != "7" {
 		t.Fatalf("third connection: status %d, Retry-After %q; want 503 and 7", res.StatusCode, res.Header.Get("Retry-After"))
 	}
-	a.closeReply(1000)
-	a.expectClose()
+	a.CloseReply(1000)
+	a.ExpectClose()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		_, res := tryRaw(t, s.addr, "/ws")
+		_, res := wstest.TryDial(t, s.addr, "/ws")
 		if res.StatusCode == 101 {
 			break
 		}
@@ -347,25 +348,25 @@ func TestDrain(t *testing.T) {
 		return echo(ws.Config{})(c)
 	})
 	s := serve(t, app)
-	conns := make([]*rawClient, n)
+	conns := make([]*wstest.RawClient, n)
 	for i := range conns {
-		conns[i] = dialRaw(t, s.addr, "/count")
+		conns[i] = wstest.Dial(t, s.addr, "/count")
 	}
 	start := time.Now()
 	s.cancel()
 	codes := make(chan int, n)
 	for _, c := range conns {
 		go func() {
-			code := c.expectClose()
+			code := c.ExpectClose()
 			if code == 1001 {
-				c.closeReply(1001)
+				c.CloseReply(1001)
 			}
 			codes <- code
 		}()
 	}
 	// During the drain delay the listener still accepts: a handshake is refused.
 	time.Sleep(50 * time.Millisecond)
-	_, res := tryRaw(t, s.addr, "/ws")
+	_, res := wstest.TryDial(t, s.addr, "/ws")
 	if res.StatusCode != 503 || res.Header.Get("Retry-After") == "" {
 		t.Errorf("handshake during the drain: status %d, Retry-After %q; want 503 and a Retry-After",
 			res.StatusCode, res.Header.Get("Retry-After"))
@@ -396,10 +397,10 @@ func TestHandlerTimeoutLifted(t *testing.T) {
 	app := newApp(ws.Config{})
 	app.HandlerTimeout = 200 * time.Millisecond
 	s := serve(t, app)
-	c := dialRaw(t, s.addr, "/ws")
+	c := wstest.Dial(t, s.addr, "/ws")
 	time.Sleep(500 * time.Millisecond)
-	c.send(0x1, []byte("after the timeout"))
-	if op, p := c.message(); op != 0x1 || string(p) != "after the timeout" {
+	c.Send(0x1, []byte("after the timeout"))
+	if op, p := c.Message(); op != 0x1 || string(p) != "after the timeout" {
 		t.Fatalf("echo after the handler timeout: op %d %q", op, p)
 	}
 }
@@ -420,8 +421,8 @@ func TestCloseStatus(t *testing.T) {
 		return nil
 	})
 	s := serve(t, app)
-	c := dialRaw(t, s.addr, "/ws")
-	c.frame(true, 0, 0x8, binary.BigEndian.AppendUint16(nil, 4000), true)
+	c := wstest.Dial(t, s.addr, "/ws")
+	c.Frame(true, 0, 0x8, binary.BigEndian.AppendUint16(nil, 4000), true)
 	err := <-got
 	if ws.CloseStatus(err) != 4000 {
 		t.Errorf("CloseStatus(%v) = %d, want 4000", err, ws.CloseStatus(err))
@@ -440,13 +441,13 @@ func TestBodyLimitsDoNotApply(t *testing.T) {
 	app.SetBodyLimit(16)
 	app.Config.BodyReadTimeout = 200 * time.Millisecond
 	s := serve(t, app)
-	c := dialRaw(t, s.addr, "/ws")
+	c := wstest.Dial(t, s.addr, "/ws")
 	time.Sleep(400 * time.Millisecond)
 	msg := bytes.Repeat([]byte("z"), 4096)
-	c.frame(false, 0, 0x2, msg[:2048], true)
+	c.Frame(false, 0, 0x2, msg[:2048], true)
 	time.Sleep(300 * time.Millisecond)
-	c.frame(true, 0, 0x0, msg[2048:], true)
-	if op, p := c.message(); op != 0x2 || !bytes.Equal(p, msg) {
+	c.Frame(true, 0, 0x0, msg[2048:], true)
+	if op, p := c.Message(); op != 0x2 || !bytes.Equal(p, msg) {
 		t.Fatalf("echo: op %d, %d bytes", op, len(p))
 	}
 }
@@ -458,14 +459,14 @@ func TestDrainSilentPeer(t *testing.T) {
 	app := newApp(ws.Config{})
 	app.Config.ShutdownTimeout = 4 * time.Second
 	s := serve(t, app)
-	conns := make([]*rawClient, 20)
+	conns := make([]*wstest.RawClient, 20)
 	for i := range conns {
-		conns[i] = dialRaw(t, s.addr, "/ws")
+		conns[i] = wstest.Dial(t, s.addr, "/ws")
 	}
 	start := time.Now()
 	s.cancel()
 	for _, c := range conns {
-		if code := c.expectClose(); code != 1001 { // read the 1001, never answer it
+		if code := c.ExpectClose(); code != 1001 { // read the 1001, never answer it
 			t.Errorf("close %d, want 1001", code)
 		}
 	}
@@ -518,22 +519,22 @@ func TestDetach(t *testing.T) {
 		return nil
 	})
 	s := serve(t, app)
-	c := dialRaw(t, s.addr, "/ws")
+	c := wstest.Dial(t, s.addr, "/ws")
 	select {
 	case <-returned:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the handler did not return after Detach")
 	}
 	time.Sleep(400 * time.Millisecond) // past the handler timeout
-	c.send(0x1, []byte("detached"))
-	if op, p := c.message(); op != 0x1 || string(p) != "detached" {
+	c.Send(0x1, []byte("detached"))
+	if op, p := c.Message(); op != 0x1 || string(p) != "detached" {
 		t.Fatalf("echo: op %d %q", op, p)
 	}
 	s.cancel()
-	if code := c.expectClose(); code != 1001 {
+	if code := c.ExpectClose(); code != 1001 {
 		t.Errorf("close %d, want 1001", code)
 	}
-	c.closeReply(1001)
+	c.CloseReply(1001)
 	select {
 	case err := <-s.done:
 		s.done <- err

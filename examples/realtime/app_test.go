@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/plinth-go/plinth/ws/wstest"
 	"io"
 	"log/slog"
 	"net"
@@ -41,32 +42,32 @@ func serveApp(t *testing.T) string {
 func TestWebSocketEcho(t *testing.T) {
 	t.Parallel()
 	addr := serveApp(t)
-	c := dialRaw(t, addr, "/ws", "Origin: http://"+addr)
-	c.send(0x1, []byte("hello"))
-	if op, p := c.message(); op != 0x1 || string(p) != "hello" {
+	c := wstest.Dial(t, addr, "/ws", "Origin: http://"+addr)
+	c.Send(0x1, []byte("hello"))
+	if op, p := c.Message(); op != 0x1 || string(p) != "hello" {
 		t.Errorf("text: op %d %q", op, p)
 	}
-	c.send(0x2, []byte{0, 1, 2, 0xff})
-	if op, p := c.message(); op != 0x2 || !bytes.Equal(p, []byte{0, 1, 2, 0xff}) {
+	c.Send(0x2, []byte{0, 1, 2, 0xff})
+	if op, p := c.Message(); op != 0x2 || !bytes.Equal(p, []byte{0, 1, 2, 0xff}) {
 		t.Errorf("binary: op %d %v", op, p)
 	}
-	c.frame(false, 0, 0x1, []byte("frag"), true)
-	c.frame(false, 0, 0x0, []byte("men"), true)
-	c.frame(true, 0, 0x0, []byte("ted"), true)
-	if op, p := c.message(); op != 0x1 || string(p) != "fragmented" {
+	c.Frame(false, 0, 0x1, []byte("frag"), true)
+	c.Frame(false, 0, 0x0, []byte("men"), true)
+	c.Frame(true, 0, 0x0, []byte("ted"), true)
+	if op, p := c.Message(); op != 0x1 || string(p) != "fragmented" {
 		t.Errorf("fragmented: op %d %q", op, p)
 	}
 	big := bytes.Repeat([]byte{7}, 64<<10)
-	c.send(0x2, big)
-	if op, p := c.message(); op != 0x2 || !bytes.Equal(p, big) {
+	c.Send(0x2, big)
+	if op, p := c.Message(); op != 0x2 || !bytes.Equal(p, big) {
 		t.Errorf("64 KiB: op %d, %d bytes", op, len(p))
 	}
-	c.send(0x9, []byte("same payload"))
-	if op, p := c.message(); op != 0xA || string(p) != "same payload" {
+	c.Send(0x9, []byte("same payload"))
+	if op, p := c.Message(); op != 0xA || string(p) != "same payload" {
 		t.Errorf("ping: answered op %d %q", op, p)
 	}
-	c.send(0x2, make([]byte, 64<<10+1))
-	if code := c.expectClose(); code != 1009 {
+	c.Send(0x2, make([]byte, 64<<10+1))
+	if code := c.ExpectClose(); code != 1009 {
 		t.Errorf("64 KiB + 1: close %d, want 1009", code)
 	}
 }
@@ -74,7 +75,7 @@ func TestWebSocketEcho(t *testing.T) {
 func TestWebSocketCrossOrigin(t *testing.T) {
 	t.Parallel()
 	addr := serveApp(t)
-	_, res := tryRaw(t, addr, "/ws", "Origin: https://elsewhere.example")
+	_, res := wstest.TryDial(t, addr, "/ws", "Origin: https://elsewhere.example")
 	if res.StatusCode != http.StatusForbidden {
 		t.Errorf("cross-origin: status %d, want 403", res.StatusCode)
 	}

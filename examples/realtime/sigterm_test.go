@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"github.com/plinth-go/plinth/ws/wstest"
 	"net"
 	"net/http"
 	"os"
@@ -67,16 +68,16 @@ func TestSIGTERM(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 
-	conns := make([]*rawClient, sockets)
+	conns := make([]*wstest.RawClient, sockets)
 	for i := range conns {
-		conns[i] = dialRaw(t, addr, "/ws")
+		conns[i] = wstest.Dial(t, addr, "/ws")
 	}
 	// One echo on each proves every connection is served before the signal.
 	for _, c := range conns {
-		c.send(0x1, []byte("up"))
+		c.Send(0x1, []byte("up"))
 	}
 	for _, c := range conns {
-		if _, p := c.message(); string(p) != "up" {
+		if _, p := c.Message(); string(p) != "up" {
 			t.Fatalf("echo %q", p)
 		}
 	}
@@ -110,9 +111,9 @@ func TestSIGTERM(t *testing.T) {
 	codes := make([]int, sockets)
 	for i, c := range conns {
 		wg.Go(func() {
-			codes[i] = c.expectClose()
+			codes[i] = c.ExpectClose()
 			if codes[i] == 1001 {
-				c.closeReply(1001)
+				c.CloseReply(1001)
 			}
 		})
 	}
