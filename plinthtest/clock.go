@@ -9,11 +9,13 @@ import (
 // advances instead of sleeping. Pass its Now where a part takes a clock:
 // web.SessionsConfig.Clock (sessions' idle timeout and lifetime),
 // web.MemoryStoreConfig.Clock (the memory store's expiry),
-// middleware.RateLimiterConfig.Clock (token buckets). Those fields exist
-// already, so the fake costs the request path nothing: production passes
-// nil and reads the wall clock as before. The readiness cache
-// (App.ReadinessCheck) and the handler timeout read the wall clock and
-// take no fake. It is safe for concurrent use.
+// middleware.RateLimiterConfig.Clock (token buckets),
+// web.AuthConfig.Clock (the sign-in throttle). Those are config fields, so
+// the fake costs the request path nothing: production passes nil and reads
+// the wall clock. The readiness cache (App.ReadinessCheck, answered by the
+// server loop, which an in-process client does not go through) and the
+// handler timeout read the wall clock and take no fake. It is safe for
+// concurrent use.
 type Clock struct {
 	mu  sync.Mutex
 	now time.Time

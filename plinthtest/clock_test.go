@@ -1,6 +1,8 @@
 package plinthtest_test
 
 import (
+	"context"
+	"net/url"
 	"testing"
 	"time"
 
@@ -46,4 +48,33 @@ func TestClock(t *testing.T) {
 	c.Get("/limited").Status(429)
 	clk.Advance(time.Minute)
 	c.Get("/limited").Status(204)
+}
+
+// The sign-in throttle's buckets refill on the fake clock too
+// (web.AuthConfig.Clock).
+func TestClockLoginThrottle(t *testing.T) {
+	clk := plinthtest.NewClock(time.Time{})
+	sessions, err := web.NewSessions(web.SessionsConfig{Clock: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := web.NewAuth(web.AuthConfig[string]{
+		LoadUser:   func(ctx context.Context, id string) (string, error) { return id, nil },
+		LoginLimit: middleware.Limit{Rate: 1, Per: time.Minute},
+		Clock:      clk.Now,
+	})
+	app := plinth.New()
+	sessions.Attach(app)
+	auth.Attach(app)
+	// every attempt fails: nothing calls Login, so no token is given back
+	app.With(auth.Throttle()).Post("/login", func(c *plinth.Ctx) error { return c.Text(200, "wrong password") })
+	c := plinthtest.New(t, app, plinthtest.Config{})
+	form := url.Values{"email": {"ada@example.com"}, "password": {"nope"}}
+
+	c.PostForm("/login", form).Status(200)
+	c.PostForm("/login", form).Status(429)
+	clk.Advance(59 * time.Second)
+	c.PostForm("/login", form).Status(429)
+	clk.Advance(time.Second)
+	c.PostForm("/login", form).Status(200)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/middleware"
@@ -69,6 +70,11 @@ type AuthConfig[U any] struct {
 	// LoginField is the form field naming the account in sign-in posts;
 	// "" means DefaultLoginField ("email").
 	LoginField string
+
+	// Clock returns the current time for Throttle's buckets; nil means
+	// time.Now. Tests pass a fake one (plinthtest.Clock's Now) to refill a
+	// bucket without sleeping.
+	Clock func() time.Time
 }
 
 // Auth signs users in and out on top of Sessions and gives handlers the
@@ -117,7 +123,7 @@ func NewAuth[U any](cfg AuthConfig[U]) *Auth[U] {
 	if a.field == "" {
 		a.field = DefaultLoginField
 	}
-	a.throttle = newLoginThrottle(cfg.LoginLimit, cfg.LoginLimitStore, a.field)
+	a.throttle = newLoginThrottle(cfg.LoginLimit, cfg.LoginLimitStore, a.field, cfg.Clock)
 	a.ref.current = func(c *plinth.Ctx) any {
 		u, ok, _ := a.User(c)
 		if !ok {

@@ -25,7 +25,7 @@ type loginThrottle struct {
 	now   func() time.Time
 }
 
-func newLoginThrottle(limit middleware.Limit, store middleware.RateLimitStore, field string) *loginThrottle {
+func newLoginThrottle(limit middleware.Limit, store middleware.RateLimitStore, field string, now func() time.Time) *loginThrottle {
 	if limit == (middleware.Limit{}) {
 		limit = middleware.Limit{Rate: 5, Per: time.Minute, Burst: 5}
 	}
@@ -44,7 +44,10 @@ func newLoginThrottle(limit middleware.Limit, store middleware.RateLimitStore, f
 	if store == nil {
 		store = middleware.NewMemoryRateLimitStore(middleware.MemoryRateLimitStoreConfig{})
 	}
-	return &loginThrottle{limit: limit, store: store, field: field, now: time.Now}
+	if now == nil {
+		now = time.Now
+	}
+	return &loginThrottle{limit: limit, store: store, field: field, now: now}
 }
 
 func (t *loginThrottle) key(c *plinth.Ctx) string {
