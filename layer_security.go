@@ -295,21 +295,16 @@ func renderSecurity(set SecurityHeaders) *renderedSecurity {
 	byKey := func(a, b headerValue) int { return strings.Compare(a.key, b.key) }
 	slices.SortFunc(rs.document, byKey)
 	slices.SortFunc(rs.other, byKey)
-	rs.renderBlocks()
-	return rs
-}
-
-func (rs *renderedSecurity) renderBlocks() {
 	rs.documentBlock, rs.documentNames = renderBlock(rs.document)
 	rs.otherBlock, rs.otherNames = renderBlock(rs.other)
+	return rs
 }
 
 // renderSecurityAsGiven renders a set the program gave (SetSecurityHeaders,
 // the Security layer): every response gets all of it, documents or not.
 func renderSecurityAsGiven(set SecurityHeaders) *renderedSecurity {
 	rs := renderSecurity(set)
-	rs.other = rs.document
-	rs.renderBlocks()
+	rs.other, rs.otherBlock, rs.otherNames = rs.document, rs.documentBlock, rs.documentNames
 	return rs
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/plinth-go/plinth/internal/httpsyntax"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -115,7 +116,7 @@ func checkHeaderLine(line []byte) *parseError {
 	for _, c := range line[:colon] {
 		// A space is let through here, as net/textproto does: net/http
 		// refuses the name later, after its version and Host checks.
-		if !isTokenByte(c) && c != ' ' {
+		if !httpsyntax.IsTokenByte(c) && c != ' ' {
 			return errMalformed
 		}
 	}
@@ -146,22 +147,6 @@ func trimLeftSpaceTab(s string) string {
 	return s[i:]
 }
 
-var tokenTable = func() (t [256]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
-		t[c-'a'+'A'] = true
-	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
-		t[c] = true
-	}
-	return t
-}()
-
-func isTokenByte(c byte) bool { return tokenTable[c] }
-
 // validValueByte is net/textproto's: VCHAR, SP, HTAB and obs-text.
 func validValueByte(c byte) bool { return c >= 0x80 || c == '\t' || (c >= 0x20 && c != 0x7f) }
 
@@ -188,7 +173,7 @@ func splitLine(line string, check bool) (method, target, proto string, major, mi
 		return "", "", "", 0, 0, errMalformed
 	}
 	for i := 0; check && i < len(method); i++ {
-		if !isTokenByte(method[i]) {
+		if !httpsyntax.IsTokenByte(method[i]) {
 			return "", "", "", 0, 0, errMalformed
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plinth-go/plinth/internal/httpsyntax"
 )
 
 // bodyBufferSize is how much of a body is kept before the head is written:
@@ -322,7 +324,7 @@ func (w *response) commit() {
 				continue
 			}
 		}
-		if !validFieldName(kv.k) {
+		if !httpsyntax.IsToken(kv.k) {
 			continue // also drops "Trailer:"-prefixed names: sent as trailers
 		}
 		for _, v := range kv.v {
@@ -414,18 +416,6 @@ const (
 	skipConn
 	skipCT
 )
-
-func validFieldName(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if !tokenTable[k[i]] {
-			return false
-		}
-	}
-	return true
-}
 
 func first(v []string) string {
 	if len(v) == 0 {
@@ -618,7 +608,7 @@ func appendStatusLine(out []byte, is11 bool, code int) []byte {
 // declarations by prefix are not sent.
 func appendHeader(out []byte, h http.Header, _ []string) []byte {
 	for k, vv := range h {
-		if !validFieldName(k) {
+		if !httpsyntax.IsToken(k) {
 			continue
 		}
 		if strings.HasPrefix(k, http.TrailerPrefix) {

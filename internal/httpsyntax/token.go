@@ -8,13 +8,21 @@ const (
 	tcharHi uint64 = 0x57ffffffc7fffffe
 )
 
-// isTchar reports whether c is an RFC 9110 token character.
-func isTchar(c byte) bool {
-	if c < 64 {
-		return tcharLo&(1<<c) != 0
+// tcharTable is the same set as a table, one load per byte: the engine's
+// parser checks every name and method byte with it.
+var tcharTable = func() (t [256]bool) {
+	for c := range 128 {
+		if c < 64 {
+			t[c] = tcharLo&(1<<c) != 0
+		} else {
+			t[c] = tcharHi&(1<<(c-64)) != 0
+		}
 	}
-	return c < 128 && tcharHi&(1<<(c-64)) != 0
-}
+	return t
+}()
+
+// IsTokenByte reports whether c is an RFC 9110 token character (tchar).
+func IsTokenByte(c byte) bool { return tcharTable[c] }
 
 // IsToken reports whether s is an RFC 9110 token (a field name, a method,
 // a coding name, a parameter name): one or more of the letters, digits and
@@ -25,7 +33,7 @@ func IsToken(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if !isTchar(s[i]) {
+		if !IsTokenByte(s[i]) {
 			return false
 		}
 	}

@@ -13,8 +13,8 @@ func TestTokenChars(t *testing.T) {
 		b := byte(c)
 		want := 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' ||
 			strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0
-		if got := isTchar(b); got != want {
-			t.Errorf("isTchar(%#x) = %v, want %v", c, got, want)
+		if got := IsTokenByte(b); got != want {
+			t.Errorf("IsTokenByte(%#x) = %v, want %v", c, got, want)
 		}
 		// The same set, defined the other way: visible ASCII but the
 		// delimiters.
