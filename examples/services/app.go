@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/api"
+	"github.com/plinth-go/plinth/data"
+	"github.com/plinth-go/plinth/jobs"
+)
+
+// services is what the handlers use, reached through the App's state.
+type services struct {
+	db      *data.DB
+	jobs    *jobs.Client
+	reports *reports
+}
+
+// newApp opens the queue, the cache and the mailer named by the
+// environment, registers the jobs and routes, and returns the App, ready to
+// Run. It is separate from main so that the tests serve the same App.
+func newApp(ctx context.Context, db *data.DB) (*plinth.App, error) {
+	app := plinth.New()
+	data.Attach(app, db) // readiness, close after the drain, database errors as problems (409 on a duplicate email)
+	client, err := openQueue(ctx, app, db)
+	if err != nil {
+		return nil, err
+	}
+	mailer, err := openMailer(ctx, app, client)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := openCache(ctx, app)
+	if err != nil {
+		return nil, err
+	}
+	registerWorkers(client, db, mailer.sendWelcome)
+	if err := every(app, client, tickEvery, tickJob{}); err != nil {
+		return nil, err
+	}
+	s := &services{db: db, jobs: client, reports: newReports(rc)}
+	app.SetState(s)
+
+	app.Get("/{$}", func(c *plinth.Ctx) error {
+		return c.JSON(http.StatusOK, map[string]any{"service": "services", "endpoints": []string{
+			"POST /signup", "POST /jobs/sleep", "GET /jobs/{id}", "POST /jobs/unique",
+			"GET /report/{k}", "POST /cache/invalidate?tag=report", "GET /readyz"}})
+	})
+	app.Post("/signup", s.signup(api.NewBinder[signupInput](api.Config{})))
+	app.Post("/jobs/sleep", s.sleep(api.NewBinder[sleepInput](api.Config{})))
+	app.Post("/jobs/unique", s.unique(api.NewBinder[uniqueInput](api.Config{})))
+	app.Get("/jobs/{id}", s.job)
+	app.Get("/report/{k}", s.report)
+	app.Post("/cache/invalidate", s.invalidate)
+	return app, nil
+}
+
+// signupInput is POST /signup's body: 400 for malformed JSON, 422 naming
+// each missing or invalid field.
+type signupInput struct {
+	Email string `json:"email" validate:"required,format=email,maxLength=254"`
+	Name  string `json:"name" validate:"required,minLength=1,maxLength=100"`
+}
+
+// errAfterEnqueue is the failure ?fail=after-enqueue injects.
+var errAfterEnqueue = errors.New("failed after the enqueue, as asked (?fail=after-enqueue): the transaction was rolled back")
+
+// signup inserts the user and enqueues the welcome mail in one
+// transaction: 201 {user_id, job_id}. ?fail=after-enqueue fails the
+// transaction after the enqueue (500): neither the user nor the job
+// exists, and no mail is sent. A second signup with the same email is a
+// 409 problem.
+func (s *services) signup(b *api.Binder[signupInput]) plinth.HandlerFunc {
+	return func(c *plinth.Ctx) error {
+		failAfter := false
+		switch f := c.Request().URL.Query().Get("fail"); f {
+		case "":
+		case "after-enqueue":
+			failAfter = true
+		default:
+			return plinth.BadRequest("fail=" + strconv.Quote(f) + ": the only failure this endpoint injects is fail=after-enqueue")
+		}
+		var in signupInput
+		if err := b.Bind(c, &in); err != nil {
+			return err
+		}
+		var out struct {
+			UserID int64 `json:"user_id"`
+			JobID  int64 `json:"job_id"`
+		}
+		err := s.db.InTx(c.Context(), func(ctx context.Context) error {
+			if err := s.db.QueryRow(ctx, "INSERT INTO users (email, name) VALUES ($1, $2) RETURNING id",
+				strings.ToLower(in.Email), in.Name).Scan(&out.UserID); err != nil {
+				return err
+			}
+			res, err := s.jobs.Enqueue(ctx, welcomeMail{UserID: out.UserID, Email: in.Email, Name: in.Name})
+			if err != nil {
+				return err
+			}
+			if !res.InTx {
+				// The queue committed the job on its own: a rollback would
+				// leave a mail for a user who does not exist.
+				return errors.New("signup: the welcome mail was not enqueued in the signup's transaction")
+			}
+			out.JobID = res.ID
+			if failAfter {
+				return errAfterEnqueue
+			}
+			return nil
+		})
+		if errors.Is(err, errAfterEnqueue) {
+			return plinth.Errorf(http.StatusInternalServerError, "%v: no user, no job (job %d was never committed), no mail", errAfterEnqueue, out.JobID)
+		}
+		if err != nil {
+			return err // a duplicate email: data.Attach renders the unique violation as 409
+		}
+		return c.JSON(http.StatusCreated, &out)
+	}
+}
+
+// sleepInput is POST /jobs/sleep's body.
+type sleepInput struct {
+	MS  int    `json:"ms" validate:"min=0,max=600000"`
+	Tag string `json:"tag" validate:"required,maxLength=64,pattern=^[A-Za-z0-9_.:-]+$"`
+}
+
+// sleep enqueues a sleepJob: 202 {job_id}.
+func (s *services) sleep(b *api.Binder[sleepInput]) plinth.HandlerFunc {
+	return func(c *plinth.Ctx) error {
+		var in sleepInput
+		if err := b.Bind(c, &in); err != nil {
+			return err
+		}
+		res, err := s.jobs.Enqueue(c.Context(), sleepJob{MS: in.MS, Tag: in.Tag})
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusAccepted, map[string]int64{"job_id": res.ID})
+	}
+}
+
+// uniqueInput is POST /jobs/unique's body.
+type uniqueInput struct {
+	Key string `json:"key" validate:"required,maxLength=200,pattern=^[A-Za-z0-9_.:-]+$"`
+}
+
+// unique enqueues a uniqueJob unique by its key: 202 {job_id, duplicate:
+// false} the first time, 200 {job_id, duplicate: true} with the first
+// job's ID after that.
+func (s *services) unique(b *api.Binder[uniqueInput]) plinth.HandlerFunc {
+	return func(c *plinth.Ctx) error {
+		var in uniqueInput
+		if err := b.Bind(c, &in); err != nil {
+			return err
+		}
+		res, err := s.jobs.Enqueue(c.Context(), uniqueJob{Key: in.Key}, jobs.Unique(in.Key))
+		if err != nil {
+			return err
+		}
+		status := http.StatusAccepted
+		if res.Duplicate {
+			status = http.StatusOK
+		}
+		return c.JSON(status, map[string]any{"job_id": res.ID, "duplicate": res.Duplicate})
+	}
+}
+
+// jobView is GET /jobs/{id}'s body.
+type jobView struct {
+	ID      int64               `json:"id"`
+	Kind    string              `json:"kind"`
+	State   jobs.State          `json:"state"`
+	Attempt int                 `json:"attempt"`
+	Errors  []jobs.AttemptError `json:"errors"`
+}
+
+// job answers {state, attempt, errors} for a job; 404 for an unknown ID.
+func (s *services) job(c *plinth.Ctx) error {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return plinth.NotFound("no job " + strconv.Quote(c.Param("id")) + ": job IDs are positive integers")
+	}
+	info, err := s.jobs.Job(c.Context(), id)
+	if errors.Is(err, jobs.ErrNotFound) {
+		return plinth.NotFound("no job " + strconv.FormatInt(id, 10))
+	}
+	if err != nil {
+		return err
+	}
+	v := jobView{ID: info.ID, Kind: info.Kind, State: info.State, Attempt: info.Attempt, Errors: info.Errors}
+	if v.Errors == nil {
+		v.Errors = []jobs.AttemptError{}
+	}
+	return c.JSON(http.StatusOK, &v)
+}
+
+// report answers the report of k, computed in reportCost and cached with
+// the tag "report": X-Cache says whether this request computed it (miss)
+// or was served a value computed before or by a concurrent request (hit),
+// X-Compute-Count how many times k was computed so far (by every instance
+// sharing the cache, on Redis).
+func (s *services) report(c *plinth.Ctx) error {
+	k := c.Param("k")
+	r, computed, count, err := s.reports.get(c.Context(), k)
+	if err != nil {
+		return err
+	}
+	h := c.Header()
+	h.Set("X-Cache", map[bool]string{true: "miss", false: "hit"}[computed])
+	h.Set("X-Compute-Count", strconv.FormatInt(count, 10))
+	return c.JSON(http.StatusOK, &r)
+}
+
+// invalidate invalidates a tag's entries: 204. Only the tag "report"
+// exists.
+func (s *services) invalidate(c *plinth.Ctx) error {
+	tag := c.Request().URL.Query().Get("tag")
+	if tag != reportTag {
+		return plinth.Errorf(http.StatusUnprocessableEntity, "tag=%q: the only tag is %q", tag, reportTag)
+	}
+	if err := s.reports.invalidate(c.Context()); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// reportCost is how long computing a report takes.
+const reportCost = 200 * time.Millisecond
