@@ -91,6 +91,15 @@ type Config struct {
 	// PLINTH_READINESS_CACHE_TTL.
 	ReadinessCacheTTL time.Duration
 
+	// ReadinessJSON makes the readiness probe answer JSON always: an object
+	// naming each check (ReadinessCheck, DegradedCheck) "ok", "degraded" or
+	// "down", such as {"cache":"degraded","db":"ok"}, with 200 unless a
+	// ReadinessCheck is down (503). Default false: text ("ready", or a 503
+	// problem naming the failing checks), and JSON only for a probe whose
+	// Accept names application/json. While draining the answer is the 503
+	// problem in either mode. PLINTH_READINESS_JSON.
+	ReadinessJSON bool
+
 	// TLSCertFile and TLSKeyFile, when both set, serve HTTPS with HTTP/2.
 	// PLINTH_TLS_CERT_FILE, PLINTH_TLS_KEY_FILE.
 	TLSCertFile string
@@ -207,6 +216,7 @@ func (c *Config) readEnv(e *envReader) {
 	e.Int("PLINTH_REUSE_PORT", &c.ReusePort, envconf.ZeroValue)
 	e.String("PLINTH_LIVENESS_PATH", &c.LivenessPath)
 	e.String("PLINTH_READINESS_PATH", &c.ReadinessPath)
+	e.Bool("PLINTH_READINESS_JSON", &c.ReadinessJSON)
 	e.String("PLINTH_TLS_CERT_FILE", &c.TLSCertFile)
 	e.String("PLINTH_TLS_KEY_FILE", &c.TLSKeyFile)
 	e.Bool("PLINTH_H2C", &c.H2C)

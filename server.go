@@ -291,7 +291,7 @@ func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if p == f.cfg.LivenessPath {
 			f.app.health.serveLive(w)
 		} else {
-			f.app.health.serveReady(w, r, f.cfg.ReadinessCacheTTL)
+			f.app.health.serveReady(w, r, f.cfg.ReadinessCacheTTL, f.cfg.ReadinessJSON)
 		}
 		if body {
 			cutUnreadBody(w)

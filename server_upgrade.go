@@ -286,8 +286,8 @@ func (a *App) whenReady(ctx context.Context, cfg Config, log *slog.Logger, ready
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		failed := a.health.ready(ctx, 0)
-		if len(failed) == 0 {
+		results, err := a.health.ready(ctx, 0)
+		if err == nil && len(failing(results, CheckDown)) == 0 {
 			break
 		}
 		select {

@@ -1,0 +1,52 @@
+package cache
+
+import "encoding/json"
+
+// Codec turns T into bytes and back, for the Stores that keep bytes (Redis)
+// and for an entry's size on Memory. The default, DefaultCodec, is JSON,
+// except for string and []byte, kept as they are.
+type Codec[T any] interface {
+	// Append appends v's encoding to dst.
+	Append(dst []byte, v T) ([]byte, error)
+	// Decode sets *v from data, which it must not keep (copy what it keeps).
+	Decode(data []byte, v *T) error
+}
+
+// JSON is the Codec over encoding/json.
+type JSON[T any] struct{}
+
+// Append implements Codec.
+func (JSON[T]) Append(dst []byte, v T) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// Decode implements Codec.
+func (JSON[T]) Decode(data []byte, v *T) error { return json.Unmarshal(data, v) }
+
+type stringCodec struct{}
+
+func (stringCodec) Append(dst []byte, v string) ([]byte, error) { return append(dst, v...), nil }
+func (stringCodec) Decode(data []byte, v *string) error         { *v = string(data); return nil }
+
+type bytesCodec struct{}
+
+func (bytesCodec) Append(dst []byte, v []byte) ([]byte, error) { return append(dst, v...), nil }
+func (bytesCodec) Decode(data []byte, v *[]byte) error         { *v = append([]byte(nil), data...); return nil }
+
+// DefaultCodec returns the codec Of[T] uses unless WithCodec says otherwise:
+// the bytes themselves for string and []byte (readable in redis-cli, and no
+// quoting), JSON for everything else.
+func DefaultCodec[T any]() Codec[T] {
+	var zero T
+	switch any(zero).(type) {
+	case string:
+		return any(stringCodec{}).(Codec[T])
+	case []byte:
+		return any(bytesCodec{}).(Codec[T])
+	}
+	return JSON[T]{}
+}

@@ -1,0 +1,435 @@
+package cache
+
+import (
+	"context"
+	"hash/maphash"
+	"math/bits"
+	"net/url"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// MemoryOptions configure NewMemory. The zero value means the defaults.
+type MemoryOptions struct {
+	// MaxEntries bounds the number of entries; the least recently used
+	// entry of a full shard is evicted to make room. Default 100,000;
+	// negative means no count bound (MaxBytes must then bound it).
+	MaxEntries int
+
+	// MaxBytes bounds the bytes kept: each entry counts its key, its value
+	// (bytes, or the size Of gives for a Go value) and 64 bytes of
+	// bookkeeping. Default 64 MiB; negative means no byte bound. A value
+	// larger than a shard's share of MaxBytes is not kept.
+	MaxBytes int64
+
+	// Shards is the number of independently locked parts, rounded up to a
+	// power of two. Default 16 per GOMAXPROCS, at least 16: enough that
+	// parallel hits rarely wait on one another (BENCHMARKS.md, "Cache").
+	// The bounds are split evenly between the shards.
+	Shards int
+
+	// Resolution is the clock's tick: expiries are checked against a clock
+	// read every Resolution (a time.Now per hit would cost more than the
+	// hit), so an entry may be served up to Resolution past its TTL.
+	// Default 10ms.
+	Resolution time.Duration
+
+	// SweepEvery is how often expired entries that nobody reads are
+	// reclaimed: each period one eighth of the shards is walked, so every
+	// entry is looked at within 8 periods. Default 1s.
+	SweepEvery time.Duration
+}
+
+// The defaults of MemoryOptions.
+const (
+	DefaultMaxEntries = 100_000
+	DefaultMaxBytes   = 64 << 20
+	DefaultResolution = 10 * time.Millisecond
+	DefaultSweepEvery = time.Second
+)
+
+// entryOverhead is what an entry counts against MaxBytes besides its key and
+// value: the entry struct and its map slot, roughly.
+const entryOverhead = 64
+
+// Memory is a bounded, sharded LRU Store with time-to-live, in the process:
+// the default Store (PLINTH_CACHE_URL unset or "memory:"). A Get or
+// GetValue that hits costs no allocation. It is a ValueStore and a Locker
+// (locks held in this process only). Close stops its clock; a Memory that
+// is dropped without Close stops it when it is garbage collected.
+type Memory struct {
+	shards []shard
+	mask   uint64
+	seed   maphash.Seed
+	clock  *clock
+
+	maxEntries int   // per shard; 0 no bound
+	maxBytes   int64 // per shard; 0 no bound
+
+	gensMu sync.Mutex
+	gens   map[string]*atomic.Int64
+
+	locksMu sync.Mutex
+	locks   map[string]memLock
+
+	closed atomic.Bool
+}
+
+type memLock struct {
+	token   uint64
+	expires int64
+}
+
+type shard struct {
+	mu    sync.Mutex
+	m     map[string]*entry
+	ring  entry // sentinel: ring.next is the most recently used
+	bytes int64
+	_     [64]byte // keep shards' locks on separate cache lines
+}
+
+type entry struct {
+	key        string
+	b          []byte
+	v          any
+	isValue    bool
+	size       int64
+	expires    int64 // clock reading; 0 never
+	prev, next *entry
+}
+
+// NewMemory returns a Memory store.
+func NewMemory(o MemoryOptions) *Memory {
+	n := o.Shards
+	if n <= 0 {
+		n = max(16, 16*runtime.GOMAXPROCS(0))
+	}
+	n = 1 << bits.Len(uint(n-1))
+	maxEntries := o.MaxEntries
+	switch {
+	case maxEntries == 0:
+		maxEntries = DefaultMaxEntries
+	case maxEntries < 0:
+		maxEntries = 0
+	}
+	maxBytes := o.MaxBytes
+	switch {
+	case maxBytes == 0:
+		maxBytes = DefaultMaxBytes
+	case maxBytes < 0:
+		maxBytes = 0
+	}
+	if maxEntries > 0 && maxEntries < n {
+		n = 1 << (bits.Len(uint(maxEntries)) - 1) // at least one entry per shard
+	}
+	m := &Memory{
+		shards: make([]shard, n),
+		mask:   uint64(n - 1),
+		seed:   maphash.MakeSeed(),
+		gens:   map[string]*atomic.Int64{},
+		locks:  map[string]memLock{},
+	}
+	if maxEntries > 0 {
+		m.maxEntries = max(1, maxEntries/n)
+	}
+	if maxBytes > 0 {
+		m.maxBytes = max(1, maxBytes/int64(n))
+	}
+	for i := range m.shards {
+		s := &m.shards[i]
+		s.m = map[string]*entry{}
+		s.ring.next, s.ring.prev = &s.ring, &s.ring
+	}
+	res := o.Resolution
+	if res <= 0 {
+		res = DefaultResolution
+	}
+	sweep := o.SweepEvery
+	if sweep <= 0 {
+		sweep = DefaultSweepEvery
+	}
+	m.clock = newClock(res, newSweeper(m.shards, sweep, res))
+	runtime.AddCleanup(m, func(c *clock) { c.close() }, m.clock)
+	return m
+}
+
+func (c *clock) close() {
+	select {
+	case <-c.stop:
+	default:
+		close(c.stop)
+	}
+}
+
+// newSweeper returns the clock's tick function: every sweep it walks the
+// next eighth of the shards and removes their expired entries. It holds the
+// shards, not the Memory, so that a dropped Memory can be collected.
+func newSweeper(shards []shard, sweep, res time.Duration) func(int64) {
+	per := max(1, (len(shards)+7)/8)
+	next := 0
+	var last int64
+	return func(now int64) {
+		if now-last < int64(sweep) {
+			return
+		}
+		last = now
+		for range per {
+			shards[next].sweep(now)
+			next = (next + 1) % len(shards)
+		}
+	}
+}
+
+func (s *shard) sweep(now int64) {
+	s.mu.Lock()
+	for e := s.ring.prev; e != &s.ring; {
+		prev := e.prev
+		if e.expires != 0 && now >= e.expires {
+			s.remove(e)
+		}
+		e = prev
+	}
+	s.mu.Unlock()
+}
+
+func (m *Memory) shard(key string) *shard {
+	return &m.shards[maphash.String(m.seed, key)&m.mask]
+}
+
+// lookup returns the live entry under key, moved to the front, with s
+// locked; the caller unlocks.
+func (s *shard) lookup(key string, now int64) *entry {
+	e := s.m[key]
+	if e == nil {
+		return nil
+	}
+	if e.expires != 0 && now >= e.expires {
+		s.remove(e)
+		return nil
+	}
+	if s.ring.next != e {
+		e.prev.next, e.next.prev = e.next, e.prev
+		e.next, e.prev = s.ring.next, &s.ring
+		s.ring.next.prev = e
+		s.ring.next = e
+	}
+	return e
+}
+
+func (s *shard) remove(e *entry) {
+	e.prev.next, e.next.prev = e.next, e.prev
+	e.prev, e.next = nil, nil
+	delete(s.m, e.key)
+	s.bytes -= e.size
+}
+
+// put stores e, replacing the entry under its key, and evicts from the back
+// while the shard is over a bound.
+func (m *Memory) put(e *entry) error {
+	if m.closed.Load() {
+		return ErrClosed
+	}
+	s := m.shard(e.key)
+	s.mu.Lock()
+	if old := s.m[e.key]; old != nil {
+		s.remove(old)
+	}
+	if m.maxBytes > 0 && e.size > m.maxBytes {
+		s.mu.Unlock()
+		return nil // larger than the shard: not kept, like an immediate eviction
+	}
+	s.m[e.key] = e
+	e.next, e.prev = s.ring.next, &s.ring
+	s.ring.next.prev = e
+	s.ring.next = e
+	s.bytes += e.size
+	for (m.maxEntries > 0 && len(s.m) > m.maxEntries) || (m.maxBytes > 0 && s.bytes > m.maxBytes) {
+		s.remove(s.ring.prev)
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// Get returns the stored slice itself (no copy): the caller must not modify
+// it.
+func (m *Memory) Get(_ context.Context, key string) ([]byte, bool, error) {
+	if err := CheckKey(key); err != nil {
+		return nil, false, err
+	}
+	s := m.shard(key)
+	s.mu.Lock()
+	e := s.lookup(key, m.clock.read())
+	if e == nil || e.isValue {
+		s.mu.Unlock()
+		return nil, false, nil
+	}
+	b := e.b
+	s.mu.Unlock()
+	return b, true, nil
+}
+
+// Set copies value.
+func (m *Memory) Set(_ context.Context, key string, value []byte, ttl time.Duration) error {
+	if err := CheckKey(key); err != nil {
+		return err
+	}
+	b := append([]byte(nil), value...)
+	return m.put(&entry{key: key, b: b, size: int64(len(key)+len(b)) + entryOverhead, expires: m.clock.expiry(ttl)})
+}
+
+// Delete removes key.
+func (m *Memory) Delete(_ context.Context, key string) error {
+	if err := CheckKey(key); err != nil {
+		return err
+	}
+	s := m.shard(key)
+	s.mu.Lock()
+	if e := s.m[key]; e != nil {
+		s.remove(e)
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// GetValue implements ValueStore.
+func (m *Memory) GetValue(key string) (any, bool) {
+	s := m.shard(key)
+	s.mu.Lock()
+	e := s.lookup(key, m.clock.read())
+	if e == nil || !e.isValue {
+		s.mu.Unlock()
+		return nil, false
+	}
+	v := e.v
+	s.mu.Unlock()
+	return v, true
+}
+
+// SetValue implements ValueStore.
+func (m *Memory) SetValue(key string, v any, size int, ttl time.Duration) error {
+	if err := CheckKey(key); err != nil {
+		return err
+	}
+	return m.put(&entry{key: key, v: v, isValue: true, size: int64(len(key)+size) + entryOverhead, expires: m.clock.expiry(ttl)})
+}
+
+// Generation implements ValueStore.
+func (m *Memory) Generation(name string) *atomic.Int64 {
+	m.gensMu.Lock()
+	g := m.gens[name]
+	if g == nil {
+		g = new(atomic.Int64)
+		m.gens[name] = g
+	}
+	m.gensMu.Unlock()
+	return g
+}
+
+// Incr implements Store. Counters are kept apart from the entries and their
+// bounds.
+func (m *Memory) Incr(_ context.Context, name string) (int64, error) {
+	if err := CheckKey(name); err != nil {
+		return 0, err
+	}
+	return m.Generation(name).Add(1), nil
+}
+
+// Counters implements Store.
+func (m *Memory) Counters(_ context.Context, names []string, dst []int64) error {
+	for i, name := range names {
+		if err := CheckKey(name); err != nil {
+			return err
+		}
+		m.gensMu.Lock()
+		g := m.gens[name]
+		m.gensMu.Unlock()
+		dst[i] = 0
+		if g != nil {
+			dst[i] = g.Load()
+		}
+	}
+	return nil
+}
+
+var lockTokens atomic.Uint64
+
+// TryLock implements Locker, in this process.
+func (m *Memory) TryLock(_ context.Context, key string, ttl time.Duration) (func(), bool, error) {
+	if err := CheckKey(key); err != nil {
+		return nil, false, err
+	}
+	now := int64(time.Since(m.clock.start))
+	m.locksMu.Lock()
+	defer m.locksMu.Unlock()
+	if l, held := m.locks[key]; held && now < l.expires {
+		return nil, false, nil
+	}
+	token := lockTokens.Add(1)
+	m.locks[key] = memLock{token, now + int64(ttl)}
+	return func() {
+		m.locksMu.Lock()
+		if l := m.locks[key]; l.token == token {
+			delete(m.locks, key)
+		}
+		m.locksMu.Unlock()
+	}, true, nil
+}
+
+// Len returns the number of entries, expired ones not yet reclaimed
+// included.
+func (m *Memory) Len() int {
+	n := 0
+	for i := range m.shards {
+		s := &m.shards[i]
+		s.mu.Lock()
+		n += len(s.m)
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// Bytes returns the bytes counted against MaxBytes.
+func (m *Memory) Bytes() int64 {
+	var n int64
+	for i := range m.shards {
+		s := &m.shards[i]
+		s.mu.Lock()
+		n += s.bytes
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// Close stops the clock and the sweeper; later writes fail with ErrClosed.
+func (m *Memory) Close() error {
+	m.closed.Store(true)
+	m.clock.close()
+	return nil
+}
+
+// openMemory opens "memory:" URLs: memory:, memory:?max_entries=N&max_bytes=N.
+func openMemory(u *url.URL) (Store, error) {
+	var o MemoryOptions
+	q := u.Query()
+	for name, vs := range q {
+		v := vs[len(vs)-1]
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return nil, &urlError{"memory: " + name + "=" + strconv.Quote(v) + ": want a positive integer"}
+		}
+		switch name {
+		case "max_entries":
+			o.MaxEntries = int(n)
+		case "max_bytes":
+			o.MaxBytes = n
+		case "shards":
+			o.Shards = int(n)
+		default:
+			return nil, &urlError{"memory: unknown parameter " + strconv.Quote(name) + " (max_entries, max_bytes, shards)"}
+		}
+	}
+	return NewMemory(o), nil
+}

@@ -1,0 +1,482 @@
+package cache
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Outcome says how Fetch got its value.
+type Outcome uint8
+
+// The outcomes of Fetch.
+const (
+	// Miss: the value was computed by this call's fn and stored.
+	Miss Outcome = iota
+	// Hit: the value came from the Store.
+	Hit
+	// Shared: another caller computed it: a concurrent Fetch in this
+	// process (single flight), or another instance holding the lock
+	// (WithLock) whose value appeared in the Store while this one waited.
+	Shared
+	// Bypassed: the Store failed (unreachable, say); the value was computed
+	// and returned without the cache.
+	Bypassed
+)
+
+// String returns "miss", "hit", "shared" or "bypassed".
+func (o Outcome) String() string {
+	switch o {
+	case Hit:
+		return "hit"
+	case Shared:
+		return "shared"
+	case Bypassed:
+		return "bypassed"
+	}
+	return "miss"
+}
+
+// Option configures New.
+type Option func(*settings)
+
+type settings struct {
+	codec    any
+	tags     []string
+	lock     bool
+	lockTTL  time.Duration
+	lockWait time.Duration
+	log      *slog.Logger
+}
+
+// WithCodec sets the codec of an Of[T]; c must be a Codec[T] (New panics
+// otherwise). Default DefaultCodec[T]().
+func WithCodec[T any](c Codec[T]) Option {
+	return func(s *settings) { s.codec = c }
+}
+
+// WithTags tags every entry the Of writes: Invalidate(ctx, store, tag) then
+// makes them all misses at once. Tags are checked like keys (New panics on
+// a bad one). Reading an entry with tags costs one load per tag on Memory
+// and one more round trip (MGET) on Redis.
+func WithTags(tags ...string) Option {
+	for _, t := range tags {
+		if err := CheckKey(t); err != nil {
+			panic(fmt.Sprintf("cache: WithTags(%q): %v", t, err))
+		}
+	}
+	return func(s *settings) { s.tags = append(s.tags[:len(s.tags):len(s.tags)], tags...) }
+}
+
+// WithLock makes a miss take a lock in the Store (a Locker; ignored on one
+// that is not) before computing, so that instances sharing the Store compute
+// a cold key once between them: the holder computes; the others poll the
+// Store for the value, from 10ms doubling to 200ms, for at most wait, then
+// compute it themselves (fail open). ttl bounds how long a holder that died
+// keeps the lock. Defaults (0): ttl 10s, wait 5s. Off by default: a lock
+// costs a round trip per miss, and single flight already holds within a
+// process.
+func WithLock(ttl, wait time.Duration) Option {
+	if ttl <= 0 {
+		ttl = 10 * time.Second
+	}
+	if wait <= 0 {
+		wait = 5 * time.Second
+	}
+	return func(s *settings) { s.lock, s.lockTTL, s.lockWait = true, ttl, wait }
+}
+
+// WithLogger sets where Store failures are logged (at most one line a
+// minute per Of). Default slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(s *settings) { s.log = l }
+}
+
+// Of is a typed view of a Store: values of type T under string keys. It is
+// safe for concurrent use; make one per kind of value, at start.
+//
+// The values an Of returns may be shared with the cache and other callers
+// (on Memory, a hit returns the stored T): do not modify what a slice, map
+// or pointer in T refers to.
+type Of[T any] struct {
+	store  Store
+	values ValueStore // non-nil when store keeps Go values
+	locker Locker     // non-nil with WithLock on a Locker
+	codec  Codec[T]
+	tags   []string
+	gens   []*atomic.Int64 // values' generation counters, one per tag
+	set    settings
+
+	mu    sync.Mutex
+	calls map[string]*call[T]
+
+	lastLog  atomic.Int64 // unix nanoseconds of the last failure logged
+	failures atomic.Uint64
+}
+
+type call[T any] struct {
+	done chan struct{}
+	v    T
+	out  Outcome
+	err  error
+}
+
+// valueEntry is what an Of keeps in a ValueStore.
+type valueEntry[T any] struct {
+	v    T
+	gens []int64
+}
+
+// New returns an Of[T] over store.
+func New[T any](store Store, opts ...Option) *Of[T] {
+	if store == nil {
+		panic("cache: New needs a Store")
+	}
+	o := &Of[T]{store: store, calls: map[string]*call[T]{}}
+	for _, opt := range opts {
+		opt(&o.set)
+	}
+	o.codec = DefaultCodec[T]()
+	if o.set.codec != nil {
+		c, ok := o.set.codec.(Codec[T])
+		if !ok {
+			panic(fmt.Sprintf("cache: WithCodec: a %T is not a Codec[%v]", o.set.codec, reflect.TypeFor[T]()))
+		}
+		o.codec = c
+	}
+	if o.set.log == nil {
+		o.set.log = slog.Default()
+	}
+	o.tags = o.set.tags
+	if vs, ok := store.(ValueStore); ok {
+		o.values = vs
+		for _, t := range o.tags {
+			o.gens = append(o.gens, vs.Generation(t))
+		}
+	}
+	if l, ok := store.(Locker); ok && o.set.lock {
+		o.locker = l
+	}
+	return o
+}
+
+// Store returns the Store the Of reads and writes.
+func (o *Of[T]) Store() Store { return o.store }
+
+// Failures returns how many Store operations failed so far.
+func (o *Of[T]) Failures() uint64 { return o.failures.Load() }
+
+// Remember returns the value under key, or computes it with fn, stores it
+// for ttl (<= 0: until evicted) and returns it. Concurrent misses of a key
+// in this process run fn once (see Fetch). An error from fn is returned,
+// and nothing is stored. A key that CheckKey refuses is an error (ErrBadKey)
+// and fn does not run. A Store that fails is no error: fn's value is
+// returned (and the failure logged).
+func (o *Of[T]) Remember(ctx context.Context, key string, ttl time.Duration, fn func(context.Context) (T, error)) (T, error) {
+	v, _, err := o.Fetch(ctx, key, ttl, fn)
+	return v, err
+}
+
+// Fetch is Remember, also saying where the value came from.
+//
+// fn runs once for concurrent misses of key in this process, in a goroutine
+// of its own under a context that keeps ctx's values but not its
+// cancellation (so that the first caller leaving does not fail the others);
+// each caller waits for it until its own ctx ends (then returns ctx's
+// error). A panic in fn is returned to every waiter as an error.
+func (o *Of[T]) Fetch(ctx context.Context, key string, ttl time.Duration, fn func(context.Context) (T, error)) (T, Outcome, error) {
+	var zero T
+	if err := CheckKey(key); err != nil {
+		return zero, Miss, err
+	}
+	if v, ok, _ := o.get(ctx, key); ok {
+		return v, Hit, nil
+	}
+
+	o.mu.Lock()
+	c := o.calls[key]
+	leader := c == nil
+	if leader {
+		c = &call[T]{done: make(chan struct{})}
+		o.calls[key] = c
+	}
+	o.mu.Unlock()
+	if leader {
+		go o.run(context.WithoutCancel(ctx), c, key, ttl, fn)
+	}
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return zero, Miss, context.Cause(ctx)
+	}
+	out := c.out
+	if !leader && out == Miss {
+		out = Shared
+	}
+	return c.v, out, c.err
+}
+
+// run computes key for the callers of c.
+func (o *Of[T]) run(ctx context.Context, c *call[T], key string, ttl time.Duration, fn func(context.Context) (T, error)) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.err = fmt.Errorf("cache: the function computing %q panicked: %v", key, p)
+		}
+		o.mu.Lock()
+		delete(o.calls, key)
+		o.mu.Unlock()
+		close(c.done)
+	}()
+	c.v, c.out, c.err = o.fill(ctx, key, ttl, fn)
+}
+
+// fill computes key and stores it: the generations of its tags are read
+// first, so that an invalidation during fn leaves the entry stale.
+func (o *Of[T]) fill(ctx context.Context, key string, ttl time.Duration, fn func(context.Context) (T, error)) (T, Outcome, error) {
+	gens, err := o.generations(ctx)
+	storeOK := err == nil
+	if err != nil {
+		o.fail(err, "reading the tags' generations")
+	}
+	if storeOK && o.locker != nil {
+		release, v, ok, out := o.lockOrWait(ctx, key)
+		if ok {
+			return v, out, nil
+		}
+		if release != nil {
+			defer release()
+		}
+	}
+	v, err := fn(ctx)
+	if err != nil {
+		return v, Miss, err
+	}
+	if !storeOK {
+		return v, Bypassed, nil
+	}
+	if err := o.put(ctx, key, v, gens, ttl); err != nil {
+		o.fail(err, "storing "+key)
+		return v, Bypassed, nil
+	}
+	return v, Miss, nil
+}
+
+// lockOrWait takes the lock of key, or waits for its holder's value. It
+// returns the value (ok) when one appeared in the Store; else release (nil
+// when the lock was not taken: the wait ran out, or the Store failed) and
+// the caller computes.
+func (o *Of[T]) lockOrWait(ctx context.Context, key string) (release func(), v T, ok bool, out Outcome) {
+	deadline := time.Now().Add(o.set.lockWait)
+	backoff := 10 * time.Millisecond
+	for {
+		rel, taken, err := o.locker.TryLock(ctx, key, o.set.lockTTL)
+		if err != nil {
+			o.fail(err, "locking "+key)
+			return nil, v, false, Miss
+		}
+		// Taken or not, the value may have been stored since the first
+		// look (by the holder that just released the lock).
+		if got, hit, _ := o.get(ctx, key); hit {
+			if taken {
+				rel()
+				return nil, got, true, Hit
+			}
+			return nil, got, true, Shared
+		}
+		if taken {
+			return rel, v, false, Miss
+		}
+		wait := min(backoff, time.Until(deadline))
+		if wait <= 0 {
+			return nil, v, false, Miss // fail open: compute without the lock
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, v, false, Miss
+		}
+		backoff = min(2*backoff, 200*time.Millisecond)
+	}
+}
+
+// Get returns the value under key, if any. A Store failure is returned as
+// an error (Remember would compute instead).
+func (o *Of[T]) Get(ctx context.Context, key string) (T, bool, error) {
+	if err := CheckKey(key); err != nil {
+		var zero T
+		return zero, false, err
+	}
+	return o.get(ctx, key)
+}
+
+// Set stores v under key for ttl, with the current generations of the Of's
+// tags.
+func (o *Of[T]) Set(ctx context.Context, key string, v T, ttl time.Duration) error {
+	if err := CheckKey(key); err != nil {
+		return err
+	}
+	gens, err := o.generations(ctx)
+	if err != nil {
+		return err
+	}
+	return o.put(ctx, key, v, gens, ttl)
+}
+
+// Delete removes key.
+func (o *Of[T]) Delete(ctx context.Context, key string) error {
+	return o.store.Delete(ctx, key)
+}
+
+// get looks key up (already checked); a Store failure is logged and is a
+// miss.
+func (o *Of[T]) get(ctx context.Context, key string) (T, bool, error) {
+	var zero T
+	if o.values != nil {
+		x, ok := o.values.GetValue(key)
+		if !ok {
+			return zero, false, nil
+		}
+		e, ok := x.(*valueEntry[T])
+		if !ok || len(e.gens) != len(o.gens) {
+			return zero, false, nil
+		}
+		for i, g := range o.gens {
+			if g.Load() != e.gens[i] {
+				return zero, false, nil
+			}
+		}
+		return e.v, true, nil
+	}
+	b, ok, err := o.store.Get(ctx, key)
+	if err != nil {
+		o.fail(err, "reading "+key)
+		return zero, false, err
+	}
+	if !ok {
+		return zero, false, nil
+	}
+	payload, gens, ok := parseEntry(b, len(o.tags))
+	if !ok {
+		return zero, false, nil
+	}
+	if len(gens) > 0 {
+		now := make([]int64, len(o.tags))
+		if err := o.store.Counters(ctx, o.tags, now); err != nil {
+			o.fail(err, "reading the tags' generations")
+			return zero, false, err
+		}
+		for i := range now {
+			if now[i] != gens[i] {
+				return zero, false, nil
+			}
+		}
+	}
+	var v T
+	if err := o.codec.Decode(payload, &v); err != nil {
+		return zero, false, nil // written by something else: a miss
+	}
+	return v, true, nil
+}
+
+// generations reads the current generations of the Of's tags.
+func (o *Of[T]) generations(ctx context.Context) ([]int64, error) {
+	if len(o.tags) == 0 {
+		return nil, nil
+	}
+	gens := make([]int64, len(o.tags))
+	if o.values != nil {
+		for i, g := range o.gens {
+			gens[i] = g.Load()
+		}
+		return gens, nil
+	}
+	err := o.store.Counters(ctx, o.tags, gens)
+	return gens, err
+}
+
+func (o *Of[T]) put(ctx context.Context, key string, v T, gens []int64, ttl time.Duration) error {
+	b, err := appendEntry(nil, gens)
+	if err != nil {
+		return err
+	}
+	b, err = o.codec.Append(b, v)
+	if err != nil {
+		return fmt.Errorf("cache: encoding %q: %w", key, err)
+	}
+	if o.values != nil {
+		return o.values.SetValue(key, &valueEntry[T]{v: v, gens: gens}, len(b), ttl)
+	}
+	return o.store.Set(ctx, key, b, ttl)
+}
+
+// fail records a Store failure and logs it, at most once a minute.
+func (o *Of[T]) fail(err error, doing string) {
+	if errors.Is(err, ErrBadKey) {
+		return
+	}
+	o.failures.Add(1)
+	now := time.Now().UnixNano()
+	last := o.lastLog.Load()
+	if now-last < int64(time.Minute) || !o.lastLog.CompareAndSwap(last, now) {
+		return
+	}
+	o.set.log.Warn("cache: the store failed; values are computed without it (logged at most once a minute)",
+		"doing", doing, "err", err, "failures", o.failures.Load())
+}
+
+// entryVersion starts every entry an Of writes in a byte Store: the format
+// is the version, a uvarint count of tags, one uvarint generation per tag,
+// then the codec's bytes.
+const entryVersion = 0xc1
+
+func appendEntry(b []byte, gens []int64) ([]byte, error) {
+	b = append(b, entryVersion)
+	b = binary.AppendUvarint(b, uint64(len(gens)))
+	for _, g := range gens {
+		b = binary.AppendUvarint(b, uint64(g))
+	}
+	return b, nil
+}
+
+// parseEntry returns the payload and the recorded generations of an entry
+// with ntags tags; ok is false for anything else.
+func parseEntry(b []byte, ntags int) (payload []byte, gens []int64, ok bool) {
+	if len(b) < 2 || b[0] != entryVersion {
+		return nil, nil, false
+	}
+	n, w := binary.Uvarint(b[1:])
+	if w <= 0 || n != uint64(ntags) {
+		return nil, nil, false
+	}
+	b = b[1+w:]
+	if ntags > 0 {
+		gens = make([]int64, ntags)
+		for i := range gens {
+			g, w := binary.Uvarint(b)
+			if w <= 0 {
+				return nil, nil, false
+			}
+			gens[i], b = int64(g), b[w:]
+		}
+	}
+	return b, gens, true
+}
+
+// Invalidate makes every entry tagged with one of tags a miss, in O(1) per
+// tag: it increments the tags' generations in store (Store.Incr).
+func Invalidate(ctx context.Context, store Store, tags ...string) error {
+	for _, t := range tags {
+		if _, err := store.Incr(ctx, t); err != nil {
+			return fmt.Errorf("cache: invalidating tag %q: %w", t, err)
+		}
+	}
+	return nil
+}

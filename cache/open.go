@@ -1,0 +1,140 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/internal/envconf"
+)
+
+// EnvURL is the environment variable that names the Store: "memory:" (the
+// default), "memory:?max_entries=N&max_bytes=N&shards=N", or a URL whose
+// scheme an Opener given to Open handles ("redis://host:6379/0" with the
+// cache/redis module).
+const EnvURL = "PLINTH_CACHE_URL"
+
+// DefaultURL is the Store used when neither Config.URL nor PLINTH_CACHE_URL
+// is set: a Memory store with the default bounds.
+const DefaultURL = "memory:"
+
+// Config is what Open resolves. Its zero value means PLINTH_CACHE_URL, else
+// DefaultURL.
+type Config struct {
+	// URL names the Store. PLINTH_CACHE_URL overrides it (as the core's
+	// Config fields are overridden by theirs); when both are empty,
+	// DefaultURL.
+	URL string
+}
+
+// Opener opens a Store from a URL of a scheme it was registered for.
+type Opener func(rawURL string) (Store, error)
+
+// OpenOption registers Openers with Open.
+type OpenOption struct {
+	schemes []string
+	open    Opener
+}
+
+// WithOpener makes Open hand URLs of the given schemes to open. A backend
+// module provides its Opener (the cache/redis module's rediscache.Open for
+// "redis" and "rediss"); the core cannot import the backend's client, and a
+// registry passed to the call keeps the choice explicit, with no
+// package-level state.
+func WithOpener(open Opener, schemes ...string) OpenOption {
+	return OpenOption{schemes: schemes, open: open}
+}
+
+type urlError struct{ msg string }
+
+func (e *urlError) Error() string { return "cache: " + EnvURL + ": " + e.msg }
+
+// Open resolves cfg (and PLINTH_CACHE_URL) to a Store: "memory:" opens a
+// Memory; any other scheme goes to the Opener registered for it, and a
+// scheme without one is an error naming the option that adds it.
+func Open(cfg Config, opts ...OpenOption) (Store, error) {
+	return open(cfg, nil, opts)
+}
+
+func open(cfg Config, lookup func(string) (string, bool), opts []OpenOption) (Store, error) {
+	e := envconf.New(lookup)
+	e.String(EnvURL, &cfg.URL)
+	if err := e.Err("cache"); err != nil {
+		return nil, err
+	}
+	raw := cfg.URL
+	if raw == "" {
+		raw = DefaultURL
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, &urlError{"not a URL: " + redactURL(raw)}
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme == "memory" {
+		return openMemory(u)
+	}
+	for _, o := range opts {
+		if slices.Contains(o.schemes, scheme) {
+			s, err := o.open(raw)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		}
+	}
+	if scheme == "" {
+		return nil, &urlError{"no scheme in " + redactURL(raw) + " (memory:, redis://...)"}
+	}
+	msg := "no opener for scheme " + scheme + ":"
+	if scheme == "redis" || scheme == "rediss" {
+		msg += " pass cache.WithOpener(rediscache.Open, \"redis\", \"rediss\") from github.com/plinth-go/plinth/cache/redis"
+	}
+	return nil, &urlError{msg}
+}
+
+// redactURL hides a URL's password.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		if i := strings.LastIndex(raw, "@"); i >= 0 {
+			return "…" + raw[i:]
+		}
+		return raw
+	}
+	return u.Redacted()
+}
+
+// ReadinessTimeout bounds the readiness check Attach registers.
+const ReadinessTimeout = 2 * time.Second
+
+// Check returns the health check of store: its Ping when it is a Pinger,
+// else a check that always passes (Memory).
+func Check(store Store) func(ctx context.Context) error {
+	p, ok := store.(Pinger)
+	if !ok {
+		return func(context.Context) error { return nil }
+	}
+	return func(ctx context.Context) error {
+		if err := p.Ping(ctx); err != nil {
+			return errors.New("cache store: " + err.Error())
+		}
+		return nil
+	}
+}
+
+// Attach wires store into app, before it is built: PLINTH_CACHE_URL is
+// declared (App.DeclareEnv); a degraded check named "cache" (Check(store),
+// within ReadinessTimeout) reports the cache "degraded" while the store
+// does not answer, without failing readiness (App.DegradedCheck): Remember
+// computes around a failed store; and an OnStop hook closes the store after
+// the drain.
+func Attach(app *plinth.App, store Store) {
+	app.DeclareEnv(EnvURL)
+	app.DegradedCheck("cache", ReadinessTimeout, Check(store))
+	app.OnStop(func(context.Context) error { return store.Close() })
+}

@@ -1,0 +1,227 @@
+package mail
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"io"
+	"maps"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net/mail"
+	"net/textproto"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Bytes validates m and returns its MIME form (RFC 5322 with CRLF line
+// endings), as WriteTo writes it.
+func (m *Message) Bytes() ([]byte, error) {
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteTo validates m and writes its MIME form to w: the headers (Date,
+// Message-ID, From, Reply-To, To, Cc, Subject, MIME-Version, the extra
+// Headers sorted by name; never Bcc), then the body. A message with Text
+// only is one text/plain part; with HTML it is multipart/alternative, text
+// first; with attachments multipart/mixed around that. Text parts are UTF-8
+// and quoted-printable (CRLF line endings), attachments base64 in lines of
+// 76 characters. A zero Date is the current time and an empty MessageID a
+// random one at From's domain; m itself is not changed.
+func (m *Message) WriteTo(w io.Writer) (int64, error) {
+	p, err := m.check()
+	if err != nil {
+		return 0, err
+	}
+	cw := &countWriter{w: w}
+	err = m.write(cw, p)
+	return cw.n, err
+}
+
+// countWriter counts the bytes written and keeps the first error.
+type countWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	c.err = err
+	return n, err
+}
+
+func (c *countWriter) str(s string) { io.WriteString(c, s) }
+
+func (m *Message) write(w *countWriter, p *parsed) error {
+	date := m.Date
+	if date.IsZero() {
+		date = time.Now()
+	}
+	id := m.MessageID
+	if id == "" {
+		id = NewMessageID(p.from.Address)
+	}
+	header(w, "Date", date.Format(time.RFC1123Z))
+	header(w, "Message-ID", id)
+	header(w, "From", p.from.String())
+	if p.replyTo != nil {
+		header(w, "Reply-To", p.replyTo.String())
+	}
+	header(w, "To", addrList(p.to))
+	if len(p.cc) > 0 {
+		header(w, "Cc", addrList(p.cc))
+	}
+	if m.Subject != "" {
+		header(w, "Subject", mime.QEncoding.Encode("utf-8", m.Subject))
+	}
+	header(w, "MIME-Version", "1.0")
+	for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
+		header(w, name, mime.QEncoding.Encode("utf-8", m.Headers[name]))
+	}
+	if len(m.Attachments) == 0 {
+		m.writeContent(w)
+		return w.err
+	}
+	mw := multipart.NewWriter(w)
+	header(w, "Content-Type", mime.FormatMediaType("multipart/mixed", map[string]string{"boundary": mw.Boundary()}))
+	w.str("\r\n")
+	part, err := mw.CreatePart(textproto.MIMEHeader{})
+	if err != nil {
+		return err
+	}
+	pw := &countWriter{w: part}
+	m.writeContent(pw)
+	if pw.err != nil {
+		return pw.err
+	}
+	for i := range m.Attachments {
+		a := &m.Attachments[i]
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Type", a.contentType())
+		h.Set("Content-Transfer-Encoding", "base64")
+		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.Filename}))
+		part, err := mw.CreatePart(h)
+		if err != nil {
+			return err
+		}
+		if err := writeBase64(part, a.Data); err != nil {
+			return err
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return err
+	}
+	return w.err
+}
+
+// writeContent writes the Content-Type header, a blank line and the text
+// (or text and HTML) body.
+func (m *Message) writeContent(w *countWriter) {
+	if m.HTML == "" {
+		header(w, "Content-Type", "text/plain; charset=utf-8")
+		header(w, "Content-Transfer-Encoding", "quoted-printable")
+		w.str("\r\n")
+		writeQP(w, m.Text)
+		return
+	}
+	mw := multipart.NewWriter(w)
+	header(w, "Content-Type", mime.FormatMediaType("multipart/alternative", map[string]string{"boundary": mw.Boundary()}))
+	w.str("\r\n")
+	for _, part := range [...]struct{ typ, body string }{{"text/plain; charset=utf-8", m.Text}, {"text/html; charset=utf-8", m.HTML}} {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Type", part.typ)
+		h.Set("Content-Transfer-Encoding", "quoted-printable")
+		pw, err := mw.CreatePart(h)
+		if err != nil {
+			w.err = err
+			return
+		}
+		writeQP(&countWriter{w: pw}, part.body)
+	}
+	if err := mw.Close(); err != nil && w.err == nil {
+		w.err = err
+	}
+}
+
+// writeQP writes s quoted-printable, its line breaks as CRLF.
+func writeQP(w *countWriter, s string) {
+	qp := quotedprintable.NewWriter(w)
+	io.WriteString(qp, s)
+	qp.Close()
+	w.str("\r\n")
+}
+
+// writeBase64 writes data base64-encoded in lines of 76 characters.
+func writeBase64(w io.Writer, data []byte) error {
+	const perLine = 57 // bytes encoding to 76 characters
+	line := make([]byte, 0, 78)
+	for len(data) > 0 {
+		n := min(perLine, len(data))
+		line = base64.StdEncoding.AppendEncode(line[:0], data[:n])
+		line = append(line, '\r', '\n')
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+// header writes one header field, folded at spaces to lines of at most 78
+// characters where the value allows it (a longer word stays whole: the
+// hard limit is 998).
+func header(w *countWriter, name, value string) {
+	line := len(name) + 2
+	w.str(name)
+	w.str(": ")
+	for i, word := range strings.Split(value, " ") {
+		if i > 0 {
+			if line+1+len(word) > 78 {
+				w.str("\r\n ")
+				line = 1
+			} else {
+				w.str(" ")
+				line++
+			}
+		}
+		w.str(word)
+		line += len(word)
+	}
+	w.str("\r\n")
+}
+
+// addrList renders addresses for a header, non-ASCII names RFC 2047-encoded.
+func addrList(list []*mail.Address) string {
+	var b strings.Builder
+	for i, a := range list {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(a.String())
+	}
+	return b.String()
+}
+
+// NewMessageID returns a new random Message-ID, "<32 hex digits@domain>",
+// domain taken from the address (after its last '@'), or "localhost".
+func NewMessageID(address string) string {
+	domain := "localhost"
+	if at := strings.LastIndexByte(address, '@'); at >= 0 && at < len(address)-1 {
+		domain = address[at+1:]
+	}
+	var b [16]byte
+	rand.Read(b[:])
+	return "<" + hex.EncodeToString(b[:]) + "@" + domain + ">"
+}

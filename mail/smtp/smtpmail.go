@@ -1,0 +1,464 @@
+// Package smtpmail sends Plinth mail over SMTP: STARTTLS or implicit TLS,
+// authentication, deadlines, reused connections, and replies classified
+// for the queue (a 5xx reply is a mail.PermanentError, a 4xx reply or a
+// network error a transient one). The SMTP protocol is
+// github.com/wneessen/go-mail's (its dialer, TLS policy and authentication
+// mechanisms); the message's MIME form is the core's (mail.Message.WriteTo).
+//
+//	m, err := mail.Open(mail.Config{Openers: smtpmail.Openers()})
+//	// PLINTH_MAIL_URL=smtp://user:pass@smtp.example.com:587?tls=starttls
+package smtpmail
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/textproto"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	gomail "github.com/wneessen/go-mail"
+	"github.com/wneessen/go-mail/smtp"
+
+	"github.com/plinth-go/plinth/mail"
+)
+
+// TLSMode is how a connection is encrypted.
+type TLSMode string
+
+// The TLS modes.
+const (
+	// STARTTLS connects in clear and upgrades with STARTTLS before
+	// anything else; a server that does not offer it is an error (never
+	// a silent downgrade). Default port 587.
+	STARTTLS TLSMode = "starttls"
+	// ImplicitTLS speaks TLS from the first byte ("smtps"). Default port
+	// 465.
+	ImplicitTLS TLSMode = "implicit"
+	// NoTLS never encrypts: for a development catcher on localhost
+	// (mailpit) only. Default port 25.
+	NoTLS TLSMode = "none"
+)
+
+// Defaults of Config.
+const (
+	// DefaultTimeout bounds the dial and each SMTP exchange.
+	DefaultTimeout = 10 * time.Second
+	// DefaultMaxIdle is the number of idle connections kept for reuse.
+	DefaultMaxIdle = 2
+	// DefaultIdleTimeout closes a connection idle this long: well under
+	// the 5 minutes RFC 5321 lets a server wait, so that a reused
+	// connection is rarely one the server already closed.
+	DefaultIdleTimeout = 30 * time.Second
+)
+
+// Config configures New. Only Host is required.
+type Config struct {
+	// Host is the server's host name (also the name its TLS certificate
+	// must have). Required.
+	Host string
+	// Port is the server's port. Default 587 for STARTTLS, 465 for
+	// ImplicitTLS, 25 for NoTLS.
+	Port int
+	// Username and Password authenticate (the best mechanism the server
+	// offers: SCRAM, then CRAM-MD5, PLAIN, LOGIN). Default none: no AUTH.
+	Username, Password string
+	// TLS is the encryption. Default STARTTLS.
+	TLS TLSMode
+	// TLSConfig is the TLS client configuration (a test's RootCAs). Default
+	// the system's roots, ServerName Host, TLS 1.2 or later.
+	TLSConfig *tls.Config
+	// Timeout bounds the dial (with its TLS handshake, EHLO and AUTH) and
+	// each message's exchange; the context's deadline, when sooner, wins.
+	// Default DefaultTimeout (10 s).
+	Timeout time.Duration
+	// HELO is the name sent in EHLO. Default the machine's host name.
+	HELO string
+	// MaxIdle is the number of idle connections kept for the next Send
+	// (one dial, TLS handshake and AUTH saved per message; bench/services
+	// measures it). Default DefaultMaxIdle; -1 keeps none (a connection
+	// per message).
+	MaxIdle int
+	// IdleTimeout closes an idle connection after this long. Default
+	// DefaultIdleTimeout (30 s).
+	IdleTimeout time.Duration
+}
+
+// Mailer sends messages over SMTP. It is safe for concurrent use: each
+// Send holds one connection, taken from the idle ones or dialled.
+type Mailer struct {
+	cfg    Config
+	client *gomail.Client // dials: TLS policy, EHLO, AUTH
+
+	mu     sync.Mutex
+	idle   []*idleConn
+	closed bool
+}
+
+type idleConn struct {
+	c     *smtp.Client
+	since time.Time
+}
+
+// New returns a Mailer for cfg. It does not connect: the first Send
+// (or Ping) does.
+func New(cfg Config) (*Mailer, error) {
+	if cfg.Host == "" {
+		return nil, errors.New("smtpmail: Config.Host is required")
+	}
+	if cfg.TLS == "" {
+		cfg.TLS = STARTTLS
+	}
+	if cfg.Port == 0 {
+		switch cfg.TLS {
+		case ImplicitTLS:
+			cfg.Port = 465
+		case NoTLS:
+			cfg.Port = 25
+		default:
+			cfg.Port = 587
+		}
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxIdle == 0 {
+		cfg.MaxIdle = DefaultMaxIdle
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	tlsConfig := cfg.TLSConfig
+	if tlsConfig == nil {
+		tlsConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	} else {
+		tlsConfig = tlsConfig.Clone()
+	}
+	if tlsConfig.ServerName == "" {
+		tlsConfig.ServerName = cfg.Host
+	}
+	opts := []gomail.Option{
+		gomail.WithPort(cfg.Port),
+		gomail.WithTimeout(cfg.Timeout),
+		gomail.WithTLSConfig(tlsConfig),
+		gomail.WithoutNoop(),
+	}
+	switch cfg.TLS {
+	case STARTTLS:
+		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
+	case ImplicitTLS:
+		opts = append(opts, gomail.WithSSL())
+	case NoTLS:
+		opts = append(opts, gomail.WithTLSPolicy(gomail.NoTLS))
+	default:
+		return nil, fmt.Errorf("smtpmail: TLS mode %q: use starttls, implicit or none", cfg.TLS)
+	}
+	if cfg.HELO != "" {
+		opts = append(opts, gomail.WithHELO(cfg.HELO))
+	}
+	if cfg.Username != "" {
+		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover),
+			gomail.WithUsername(cfg.Username), gomail.WithPassword(cfg.Password))
+	}
+	c, err := gomail.NewClient(cfg.Host, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("smtpmail: %w", err)
+	}
+	return &Mailer{cfg: cfg, client: c}, nil
+}
+
+// Config returns the configuration with its defaults filled in.
+func (m *Mailer) Config() Config { return m.cfg }
+
+// Send validates msg (nothing is sent when it is invalid: an error
+// wrapping mail.ErrInvalid) and sends it: MAIL FROM, one RCPT TO per
+// recipient (To, Cc, Bcc), DATA with the message's MIME form. A 5xx reply
+// to any of these is a mail.PermanentError; a 4xx reply, a refused or
+// broken connection, a TLS or AUTH failure or a timeout is a transient
+// error (a rejected login is the configuration's fault, not the
+// message's: retried, a corrected password still delivers the queue).
+// One refused recipient fails the whole message (RSET, nothing sent), so
+// that a retry never sends twice to the others; it is permanent only when
+// every refusal was a 5xx.
+func (m *Mailer) Send(ctx context.Context, msg *mail.Message) error {
+	env, err := msg.Envelope()
+	if err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		c, reused, err := m.conn(ctx)
+		if err != nil {
+			return err
+		}
+		noReply, err := m.send(ctx, c, env, msg)
+		if err == nil {
+			m.release(c)
+			return nil
+		}
+		c.Close()
+		// A reused connection the server closed while it was idle fails
+		// at its first command without a reply: dial once more.
+		if reused && noReply && attempt == 0 && ctx.Err() == nil {
+			continue
+		}
+		return err
+	}
+}
+
+// send runs one mail transaction on c. noReply reports that its first
+// command failed without a reply from the server.
+func (m *Mailer) send(ctx context.Context, c *smtp.Client, env mail.Envelope, msg *mail.Message) (noReply bool, err error) {
+	if err := m.deadline(ctx, c); err != nil {
+		return false, transient("setting the deadline", err)
+	}
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer func() {
+		if !stop() && err != nil {
+			err = fmt.Errorf("smtpmail: %w (%w)", context.Cause(ctx), err)
+		}
+	}()
+	if err := c.Mail(env.From); err != nil {
+		return !isReply(err), classify("MAIL FROM", err)
+	}
+	var refused []error
+	permanent := true
+	for _, to := range env.To {
+		if err := c.Rcpt(to); err != nil {
+			if !isReply(err) {
+				return false, transient("RCPT TO", err)
+			}
+			refused = append(refused, fmt.Errorf("RCPT TO %s: %w", to, err))
+			permanent = permanent && code(err) >= 500
+		}
+	}
+	if len(refused) > 0 {
+		if rerr := c.Reset(); rerr != nil {
+			refused = append(refused, fmt.Errorf("RSET: %w", rerr))
+			c.Close()
+		}
+		err := fmt.Errorf("smtpmail: recipients refused, nothing sent: %w", errors.Join(refused...))
+		if permanent {
+			return false, mail.Permanent(err)
+		}
+		return false, err
+	}
+	w, err := c.Data()
+	if err != nil {
+		return false, classify("DATA", err)
+	}
+	if _, err := msg.WriteTo(w); err != nil {
+		w.Close()
+		return false, transient("writing the message", err)
+	}
+	if err := w.Close(); err != nil {
+		return false, classify("end of DATA", err)
+	}
+	return false, nil
+}
+
+// deadline sets c's deadline: Timeout from now, or ctx's deadline when
+// sooner.
+func (m *Mailer) deadline(ctx context.Context, c *smtp.Client) error {
+	d := m.cfg.Timeout
+	if dl, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(dl))
+	}
+	if d <= 0 {
+		return context.DeadlineExceeded
+	}
+	return c.UpdateDeadline(d)
+}
+
+// conn returns an idle connection or a new one.
+func (m *Mailer) conn(ctx context.Context) (*smtp.Client, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, fmt.Errorf("smtpmail: %w", err)
+	}
+	now := time.Now()
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, false, errors.New("smtpmail: Mailer is closed")
+	}
+	var stale []*smtp.Client
+	var c *smtp.Client
+	for len(m.idle) > 0 {
+		ic := m.idle[len(m.idle)-1]
+		m.idle = m.idle[:len(m.idle)-1]
+		if now.Sub(ic.since) >= m.cfg.IdleTimeout {
+			stale = append(stale, ic.c)
+			continue
+		}
+		c = ic.c
+		break
+	}
+	m.mu.Unlock()
+	for _, s := range stale {
+		s.Close()
+	}
+	if c != nil {
+		return c, true, nil
+	}
+	dctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
+	defer cancel()
+	c, err := m.client.DialToSMTPClientWithContext(dctx)
+	if err != nil {
+		return nil, false, transient("connecting to "+net.JoinHostPort(m.cfg.Host, strconv.Itoa(m.cfg.Port)), err)
+	}
+	return c, false, nil
+}
+
+// release keeps c for reuse, or closes it (QUIT) when enough are idle.
+func (m *Mailer) release(c *smtp.Client) {
+	m.mu.Lock()
+	if !m.closed && len(m.idle) < m.cfg.MaxIdle {
+		m.idle = append(m.idle, &idleConn{c: c, since: time.Now()})
+		m.mu.Unlock()
+		return
+	}
+	m.mu.Unlock()
+	m.quit(c)
+}
+
+// quit says QUIT within a short deadline and closes c.
+func (m *Mailer) quit(c *smtp.Client) {
+	c.UpdateDeadline(time.Second)
+	c.Quit()
+	c.Close()
+}
+
+// Ping dials the server (with TLS and AUTH as configured), says NOOP
+// and QUIT: a readiness check of the mail path.
+func (m *Mailer) Ping(ctx context.Context) error {
+	dctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
+	defer cancel()
+	c, err := m.client.DialToSMTPClientWithContext(dctx)
+	if err != nil {
+		return transient("connecting", err)
+	}
+	defer m.quit(c)
+	if err := c.Noop(); err != nil {
+		return classify("NOOP", err)
+	}
+	return nil
+}
+
+// Close closes the idle connections (QUIT); a Send after Close fails.
+func (m *Mailer) Close() error {
+	m.mu.Lock()
+	idle := m.idle
+	m.idle, m.closed = nil, true
+	m.mu.Unlock()
+	for _, ic := range idle {
+		m.quit(ic.c)
+	}
+	return nil
+}
+
+// isReply reports whether err is the server's reply (an SMTP code).
+func isReply(err error) bool {
+	_, ok := errors.AsType[*textproto.Error](err)
+	return ok
+}
+
+// code returns the reply code in err, or 0.
+func code(err error) int {
+	if te, ok := errors.AsType[*textproto.Error](err); ok {
+		return te.Code
+	}
+	return 0
+}
+
+// classify wraps a command's error: permanent for a 5xx reply.
+func classify(step string, err error) error {
+	err = fmt.Errorf("smtpmail: %s: %w", step, err)
+	if code(err) >= 500 {
+		return mail.Permanent(err)
+	}
+	return err
+}
+
+// transient wraps an error that retrying may cure.
+func transient(step string, err error) error {
+	return fmt.Errorf("smtpmail: %s: %w", step, err)
+}
+
+// FromURL reads a Config from an SMTP URL:
+//
+//	smtp://user:pass@host:port?tls=starttls|implicit|none&timeout=10s
+//	smtps://user:pass@host:port        (tls=implicit)
+//
+// The user and password are URL-decoded (a '@' in a password is %40).
+// tls defaults to starttls for smtp:// and is implicit for smtps://.
+func FromURL(u *url.URL) (Config, error) {
+	var cfg Config
+	switch u.Scheme {
+	case "smtp":
+		cfg.TLS = STARTTLS
+	case "smtps":
+		cfg.TLS = ImplicitTLS
+	default:
+		return cfg, fmt.Errorf("smtpmail: scheme %q: want smtp or smtps", u.Scheme)
+	}
+	cfg.Host = u.Hostname()
+	if cfg.Host == "" {
+		return cfg, errors.New("smtpmail: the URL has no host")
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return cfg, fmt.Errorf("smtpmail: port %q: want 1 to 65535", p)
+		}
+		cfg.Port = n
+	}
+	if u.User != nil {
+		cfg.Username = u.User.Username()
+		cfg.Password, _ = u.User.Password()
+	}
+	q := u.Query()
+	for k := range q {
+		switch k {
+		case "tls", "timeout":
+		default:
+			return cfg, fmt.Errorf("smtpmail: unknown URL parameter %q (known: tls, timeout)", k)
+		}
+	}
+	if v := q.Get("tls"); v != "" {
+		mode := TLSMode(strings.ToLower(v))
+		switch {
+		case mode != STARTTLS && mode != ImplicitTLS && mode != NoTLS:
+			return cfg, fmt.Errorf("smtpmail: tls=%q: use starttls, implicit or none", v)
+		case u.Scheme == "smtps" && mode != ImplicitTLS:
+			return cfg, fmt.Errorf("smtpmail: tls=%q contradicts smtps:// (implicit TLS)", v)
+		}
+		cfg.TLS = mode
+	}
+	if v := q.Get("timeout"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return cfg, fmt.Errorf("smtpmail: timeout=%q: want a positive Go duration (10s)", v)
+		}
+		cfg.Timeout = d
+	}
+	return cfg, nil
+}
+
+// Open returns a Mailer for an smtp:// or smtps:// URL (FromURL).
+func Open(u *url.URL) (mail.Mailer, error) {
+	cfg, err := FromURL(u)
+	if err != nil {
+		return nil, err
+	}
+	return New(cfg)
+}
+
+// Openers returns the openers of the "smtp" and "smtps" schemes, for
+// mail.Config.Openers.
+func Openers() map[string]mail.Opener {
+	return map[string]mail.Opener{"smtp": Open, "smtps": Open}
+}
