@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/api"
@@ -19,6 +18,7 @@ type services struct {
 	db      *data.DB
 	jobs    *jobs.Client
 	reports *reports
+	mail    *mailer
 }
 
 // newApp opens the queue, the cache and the mailer named by the
@@ -31,19 +31,19 @@ func newApp(ctx context.Context, db *data.DB) (*plinth.App, error) {
 	if err != nil {
 		return nil, err
 	}
-	mailer, err := openMailer(ctx, app, client)
+	m, err := openMailer(app, client)
 	if err != nil {
 		return nil, err
 	}
-	rc, err := openCache(ctx, app)
+	store, err := openCache(app)
 	if err != nil {
 		return nil, err
 	}
-	registerWorkers(client, db, mailer.sendWelcome)
+	registerWorkers(client, db)
 	if err := every(app, client, tickEvery, tickJob{}); err != nil {
 		return nil, err
 	}
-	s := &services{db: db, jobs: client, reports: newReports(rc)}
+	s := &services{db: db, jobs: client, reports: newReports(store), mail: m}
 	app.SetState(s)
 
 	app.Get("/{$}", func(c *plinth.Ctx) error {
@@ -65,6 +65,18 @@ func newApp(ctx context.Context, db *data.DB) (*plinth.App, error) {
 type signupInput struct {
 	Email string `json:"email" validate:"required,format=email,maxLength=254"`
 	Name  string `json:"name" validate:"required,minLength=1,maxLength=100"`
+}
+
+// Validate refuses a name with a control character (a CR or LF among
+// them): the name goes in the mail's body only, never in a header, and a
+// user name has no use for them.
+func (in *signupInput) Validate(context.Context) error {
+	for _, r := range in.Name {
+		if r < 0x20 || r == 0x7f {
+			return &api.FieldError{Location: "body.name", Message: "must not contain control characters", Value: in.Name}
+		}
+	}
+	return nil
 }
 
 // errAfterEnqueue is the failure ?fail=after-enqueue injects.
@@ -94,11 +106,12 @@ func (s *services) signup(b *api.Binder[signupInput]) plinth.HandlerFunc {
 			JobID  int64 `json:"job_id"`
 		}
 		err := s.db.InTx(c.Context(), func(ctx context.Context) error {
-			if err := s.db.QueryRow(ctx, "INSERT INTO users (email, name) VALUES ($1, $2) RETURNING id",
+			tx, _ := data.TxFrom(ctx)
+			if err := tx.QueryRowContext(ctx, "INSERT INTO users (email, name) VALUES ($1, $2) RETURNING id",
 				strings.ToLower(in.Email), in.Name).Scan(&out.UserID); err != nil {
 				return err
 			}
-			res, err := s.jobs.Enqueue(ctx, welcomeMail{UserID: out.UserID, Email: in.Email, Name: in.Name})
+			res, err := s.mail.enqueueWelcome(ctx, in.Email, in.Name)
 			if err != nil {
 				return err
 			}
@@ -229,5 +242,3 @@ func (s *services) invalidate(c *plinth.Ctx) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// reportCost is how long computing a report takes.
-const reportCost = 200 * time.Millisecond

@@ -37,7 +37,7 @@ func (unencodable) Kind() string { return "unencodable" }
 // → an error from Enqueue, never at work time", on the example's own kinds.
 func TestCheckEnqueueRefuses(t *testing.T) {
 	c := jobs.NewClient(refusingBackend{t: t})
-	registerWorkers(c, nil, func(context.Context, welcomeMail) error { return nil })
+	registerWorkers(c, nil)
 	jobs.Handle(c, func(context.Context, *jobs.Job[unencodable]) error { return nil })
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -48,7 +48,6 @@ func TestCheckEnqueueRefuses(t *testing.T) {
 		{"unregistered kind", unregistered{}, jobs.ErrUnknownKind},
 		{"does not encode", unencodable{C: make(chan int)}, jobs.ErrEncode},
 		{"over 1 MiB", sleepJob{MS: 1, Tag: strings.Repeat("x", jobs.MaxArgsBytes)}, jobs.ErrTooLarge},
-		{"welcome mail over 1 MiB", welcomeMail{Email: "a@example.com", Name: strings.Repeat("n", jobs.MaxArgsBytes)}, jobs.ErrTooLarge},
 	} {
 		_, err := c.Enqueue(ctx, tc.args)
 		if !errors.Is(err, tc.want) {

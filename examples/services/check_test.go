@@ -48,8 +48,8 @@ func TestCheckSignup(t *testing.T) {
 		if n := w.count("SELECT COUNT(*) FROM users WHERE email = $1", "bob@example.com"); n != 0 {
 			t.Errorf("rolled-back signup left %d users", n)
 		}
-		if n := w.count("SELECT COUNT(*) FROM river_job WHERE kind = 'welcome_mail'"); n != 1 {
-			t.Errorf("%d welcome_mail jobs in river_job, want 1 (the committed signup's only)", n)
+		if n := w.count("SELECT COUNT(*) FROM river_job WHERE kind = 'plinth.mail'"); n != 1 {
+			t.Errorf("%d plinth.mail jobs in river_job, want 1 (the committed signup's only)", n)
 		}
 
 		// Duplicate email: 409, and still one user.
@@ -547,3 +547,11 @@ func parseReadiness(b []byte) (map[string]string, error) {
 	err := json.Unmarshal(b, &states)
 	return states, err
 }
+
+// killJobTimeout is PLINTH_JOB_TIMEOUT in the SIGKILL check: a killed job
+// is rescued once it has been running longer than this plus the rescue
+// margin.
+const killJobTimeout = 3 * time.Second
+
+// killBound is the documented bound on a killed job running again.
+var killBound = killJobTimeout + 10*time.Second

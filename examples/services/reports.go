@@ -4,17 +4,25 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/cache"
 )
 
 // reportTag tags every cached report, so that POST
-// /cache/invalidate?tag=report drops them all at once.
+// /cache/invalidate?tag=report drops them all at once (a generation
+// counter: no scan, no prefix flush).
 const reportTag = "report"
 
 // reportTTL is how long a computed report is served from the cache.
 const reportTTL = 10 * time.Minute
+
+// reportCost is how long computing a report takes.
+const reportCost = 200 * time.Millisecond
 
 // report is GET /report/{k}'s body.
 type report struct {
@@ -24,39 +32,27 @@ type report struct {
 	ComputedAt  time.Time `json:"computed_at"`
 }
 
-// reportCache is what the reports need of the cache (cache.go adapts the
-// cache module to it).
-type reportCache interface {
-	// remember returns the report cached under key, or computes it with fn
-	// (once for concurrent callers), caches it for reportTTL tagged
-	// reportTag, and returns it. When the cache cannot be reached it
-	// returns fn's result (fails open).
-	remember(ctx context.Context, key string, fn func(context.Context) (report, error)) (report, error)
-	// invalidateTag drops every entry tagged tag.
-	invalidateTag(ctx context.Context, tag string) error
-	// incr adds one to the counter named key and returns its new value;
-	// get returns it (0 when unset). On Redis the counter is shared by
-	// every instance.
-	incr(ctx context.Context, key string) (int64, error)
-	get(ctx context.Context, key string) (int64, error)
-}
-
-// reports computes and caches reports.
+// reports computes reports and caches them in the Store PLINTH_CACHE_URL
+// names.
 type reports struct {
-	cache reportCache
-	// local counts computations in this process, for when the shared
+	store cache.Store
+	of    *cache.Of[report]
+	// local counts computations in this process, for when the store's
 	// counter cannot be reached (Redis down): the count then says what
 	// this instance did.
 	local sync.Map // key -> *atomic.Int64
 }
 
-func newReports(c reportCache) *reports { return &reports{cache: c} }
+func newReports(store cache.Store) *reports {
+	return &reports{store: store, of: cache.New[report](store, cache.WithTags(reportTag))}
+}
 
 // get returns k's report, whether this call computed it, and how many
-// times k has been computed so far.
+// times k has been computed so far: by every instance sharing the store
+// (its counter "report-count:k", Redis INCR on Redis). A key the cache
+// refuses (over 1 KiB, a control character) is a 400 problem.
 func (r *reports) get(ctx context.Context, k string) (rep report, computed bool, count int64, err error) {
-	rep, err = r.cache.remember(ctx, "report:"+k, func(ctx context.Context) (report, error) {
-		computed = true
+	rep, out, err := r.of.Fetch(ctx, "report:"+k, reportTTL, func(ctx context.Context) (report, error) {
 		t := time.NewTimer(reportCost) // the expensive part
 		defer t.Stop()
 		select {
@@ -68,17 +64,21 @@ func (r *reports) get(ctx context.Context, k string) (rep report, computed bool,
 		sum := sha256.Sum256([]byte(k))
 		return report{Key: k, Value: hex.EncodeToString(sum[:8]), Computation: n, ComputedAt: time.Now().UTC()}, nil
 	})
+	if errors.Is(err, cache.ErrBadKey) {
+		return report{}, false, 0, plinth.BadRequest("report key: " + err.Error())
+	}
 	if err != nil {
 		return report{}, false, 0, err
 	}
-	if computed {
+	switch out {
+	case cache.Miss, cache.Bypassed: // computed by this call
 		return rep, true, rep.Computation, nil
 	}
-	return rep, false, r.count(ctx, k, false), nil
+	return rep, false, r.count(ctx, k, false), nil // cache.Hit, cache.Shared
 }
 
 // count reads (or, with add, increments) k's computation counter in the
-// cache, falling back to this process's own count when the cache fails.
+// store, falling back to this process's own count when the store fails.
 func (r *reports) count(ctx context.Context, k string, add bool) int64 {
 	v, _ := r.local.LoadOrStore(k, new(atomic.Int64))
 	local := v.(*atomic.Int64)
@@ -86,20 +86,21 @@ func (r *reports) count(ctx context.Context, k string, add bool) int64 {
 	if add {
 		n = local.Add(1)
 	}
-	var shared int64
-	var err error
+	name := "report-count:" + k
 	if add {
-		shared, err = r.cache.incr(ctx, "report-count:"+k)
-	} else {
-		shared, err = r.cache.get(ctx, "report-count:"+k)
-	}
-	if err != nil {
+		if shared, err := r.store.Incr(ctx, name); err == nil {
+			return shared
+		}
 		return n
 	}
-	return shared
+	var shared [1]int64
+	if err := r.store.Counters(ctx, []string{name}, shared[:]); err == nil {
+		return shared[0]
+	}
+	return n
 }
 
 // invalidate drops every cached report.
 func (r *reports) invalidate(ctx context.Context) error {
-	return r.cache.invalidateTag(ctx, reportTag)
+	return cache.Invalidate(ctx, r.store, reportTag)
 }

@@ -13,17 +13,6 @@ import (
 // web-only process can enqueue it, and refuses a kind it does not know);
 // workers run in the worker and all roles only.
 
-// welcomeMail sends the welcome mail of a user who signed up. It is
-// enqueued in the signup's transaction: it exists if and only if the user
-// does.
-type welcomeMail struct {
-	UserID int64  `json:"user_id"`
-	Email  string `json:"email"`
-	Name   string `json:"name"`
-}
-
-func (welcomeMail) Kind() string { return "welcome_mail" }
-
 // sleepJob sleeps MS milliseconds, then writes one effects row tagged Tag.
 type sleepJob struct {
 	MS  int    `json:"ms"`
@@ -53,10 +42,9 @@ const tickEvery = 2 * time.Second
 const maxSleep = 10 * time.Minute
 
 // registerWorkers registers every kind's worker on c.
-func registerWorkers(c *jobs.Client, db *data.DB, send func(ctx context.Context, m welcomeMail) error) {
-	jobs.Handle(c, func(ctx context.Context, j *jobs.Job[welcomeMail]) error {
-		return send(ctx, j.Args)
-	})
+// (The welcome mail's kind is the mail module's, registered by
+// openMailer.)
+func registerWorkers(c *jobs.Client, db *data.DB) {
 	jobs.Handle(c, func(ctx context.Context, j *jobs.Job[sleepJob]) error {
 		// The sleep ends early when the worker is stopped past the grace:
 		// the job is handed back and runs again from the start, so the
