@@ -26,7 +26,8 @@ type services struct {
 // Run. It is separate from main so that the tests serve the same App.
 func newApp(ctx context.Context, db *data.DB) (*plinth.App, error) {
 	app := plinth.New()
-	data.Attach(app, db) // readiness, close after the drain, database errors as problems (409 on a duplicate email)
+	app.Config.ReadinessJSON = true // /readyz names each check: {"cache":"ok","db":"ok","mail":"ok","queue":"ok"}
+	attachDB(app, db)
 	client, err := openQueue(ctx, app, db)
 	if err != nil {
 		return nil, err
@@ -59,6 +60,27 @@ func newApp(ctx context.Context, db *data.DB) (*plinth.App, error) {
 	app.Post("/cache/invalidate", s.invalidate)
 	return app, nil
 }
+
+// attachDB is data.Attach with the readiness check named "db" (the
+// issue's name; data.Attach's is "database"): a ping within
+// data.ReadinessTimeout, db closed after the drain, database errors
+// rendered as problems (409 for a duplicate email).
+func attachDB(app *plinth.App, db *data.DB) {
+	app.DeclareEnv(databaseEnv...)
+	app.ReadinessCheck("db", data.ReadinessTimeout, db.Ping)
+	app.OnStop(func(context.Context) error { return db.Close() })
+	app.ErrorHandler = func(c *plinth.Ctx, err error) {
+		if p, ok := data.Problem(err); ok {
+			err = p
+		}
+		plinth.DefaultErrorHandler(c, err)
+	}
+}
+
+// databaseEnv are the variables data.Open reads (data.Config).
+var databaseEnv = []string{"PLINTH_DATABASE_URL", "PLINTH_DATABASE_MAX_CONNS", "PLINTH_DATABASE_MIN_CONNS",
+	"PLINTH_DATABASE_MAX_CONN_LIFETIME", "PLINTH_DATABASE_MAX_CONN_IDLE_TIME", "PLINTH_DATABASE_BUSY_TIMEOUT",
+	"PLINTH_DATABASE_TX_ATTEMPTS", "PLINTH_DATABASE_PING_ON_CHECKOUT"}
 
 // signupInput is POST /signup's body: 400 for malformed JSON, 422 naming
 // each missing or invalid field.
@@ -241,4 +263,3 @@ func (s *services) invalidate(c *plinth.Ctx) error {
 	}
 	return c.NoContent(http.StatusNoContent)
 }
-

@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/cache"
 	"github.com/plinth-go/plinth/jobs"
+	"github.com/plinth-go/plinth/mail"
 )
 
 // refusingBackend fails the test when a job reaches it: the bad inputs
@@ -53,5 +56,62 @@ func TestCheckEnqueueRefuses(t *testing.T) {
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: Enqueue = %v, want %v", tc.name, err, tc.want)
 		}
+	}
+}
+
+// "CR/LF in any mail header, an empty To, no text part → an error from
+// Send, nothing sent", on the mail core the example sends with; and the
+// welcome mail as rendered: the name escaped in the HTML part only.
+func TestCheckMailRefuses(t *testing.T) {
+	mem := &mail.Memory{}
+	ctx := context.Background()
+	good := func() *mail.Message {
+		return &mail.Message{From: defaultFrom, To: []string{"a@example.com"}, Subject: "Hi", Text: "hello"}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(m *mail.Message)
+	}{
+		{"CRLF in the subject", func(m *mail.Message) { m.Subject = "Hi\r\nBcc: victim@example.com" }},
+		{"LF in the subject", func(m *mail.Message) { m.Subject = "Hi\nBcc: victim@example.com" }},
+		{"CRLF in To", func(m *mail.Message) { m.To = []string{"a@example.com\r\nBcc: victim@example.com"} }},
+		{"CRLF in From", func(m *mail.Message) { m.From = "x@example.com\r\nBcc: victim@example.com" }},
+		{"CRLF in Reply-To", func(m *mail.Message) { m.ReplyTo = "x@example.com\r\nBcc: victim@example.com" }},
+		{"CRLF in a header", func(m *mail.Message) { m.Headers = map[string]string{"X-Note": "a\r\nBcc: victim@example.com"} }},
+		{"empty To", func(m *mail.Message) { m.To = nil }},
+		{"no text part", func(m *mail.Message) { m.Text = ""; m.HTML = "<p>only HTML</p>" }},
+	} {
+		m := good()
+		tc.edit(m)
+		if err := mem.Send(ctx, m); err == nil {
+			t.Errorf("%s: Send = nil, want an error", tc.name)
+		}
+	}
+	if n := len(mem.Sent()); n != 0 {
+		t.Errorf("%d messages sent from bad input", n)
+	}
+	if err := mem.Send(ctx, good()); err != nil || len(mem.Sent()) != 1 {
+		t.Fatalf("a good message: %v, %d sent", err, len(mem.Sent()))
+	}
+}
+
+// "A cache key over 1 KiB or with control characters → an error", on the
+// store the example opens by default; the computation does not run.
+func TestCheckCacheKeyRefused(t *testing.T) {
+	store, err := cache.Open(cache.Config{URL: "memory:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	r := newReports(store)
+	for _, k := range []string{strings.Repeat("k", cache.MaxKeyLen), "a\nb", "a\rb", "a\x00b", "a\x7fb"} {
+		_, _, _, err := r.get(context.Background(), k)
+		var p *plinth.Problem
+		if !errors.As(err, &p) || p.Status != 400 {
+			t.Errorf("report key %.20q (%d bytes): %v, want a 400 problem", k, len(k), err)
+		}
+	}
+	if _, computed, _, err := r.get(context.Background(), "fine"); err != nil || !computed {
+		t.Errorf("a good key: computed %v, %v", computed, err)
 	}
 }

@@ -541,6 +541,9 @@ func decodeBase64(s string) (string, error) {
 	return string(b), err
 }
 
+// welcomeSubject is the subject welcome.txt defines.
+const welcomeSubject = "Bienvenue à Plinth ✓"
+
 // parseReadiness reads /readyz's JSON body: {"db":"ok","cache":"degraded",...}.
 func parseReadiness(b []byte) (map[string]string, error) {
 	var states map[string]string

@@ -12,16 +12,12 @@ import (
 	smtpmail "github.com/plinth-go/plinth/mail/smtp"
 )
 
-// mailFiles holds the welcome mail's templates: welcome.txt (the subject
-// and the text part) and welcome.html (the HTML part, html/template: the
+// mailFiles holds the welcome mail's templates: welcome.txt (the subject,
+// UTF-8, sent as RFC 2047 encoded words, and the text part) and welcome.html (the HTML part, html/template: the
 // name is escaped).
 //
 //go:embed mails
 var mailFiles embed.FS
-
-// welcomeSubject is the welcome mail's subject: UTF-8, sent as RFC 2047
-// encoded words.
-const welcomeSubject = "Bienvenue à Plinth ✓"
 
 // defaultFrom is the sender when PLINTH_MAIL_FROM is unset.
 const defaultFrom = "Plinth services <services@example.com>"
@@ -57,7 +53,7 @@ func openMailer(app *plinth.App, client *jobs.Client) (*mailer, error) {
 // enqueueWelcome renders the welcome mail to email and enqueues it, in the
 // transaction ctx carries: it returns the job.
 func (m *mailer) enqueueWelcome(ctx context.Context, email, name string) (jobs.Result, error) {
-	msg := &mail.Message{To: []string{email}, Subject: welcomeSubject}
+	msg := &mail.Message{To: []string{email}} // the subject is welcome.txt's "subject" block
 	if err := m.templates.Render(msg, "welcome", "en", map[string]string{"Name": name, "Email": email}); err != nil {
 		return jobs.Result{}, err
 	}
