@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	riverjobs "github.com/plinth-go/plinth/jobs/river"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -556,5 +557,7 @@ func parseReadiness(b []byte) (map[string]string, error) {
 // margin.
 const killJobTimeout = 3 * time.Second
 
-// killBound is the documented bound on a killed job running again.
-var killBound = killJobTimeout + 10*time.Second
+// killBound is the documented bound on a killed job running again
+// (jobs/river): the job timeout, the rescue margin and the rescuer's
+// latency.
+const killBound = killJobTimeout + riverjobs.DefaultRescueMargin + riverjobs.RescueLatency

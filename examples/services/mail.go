@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"io/fs"
+	"os"
 	"time"
 
 	"github.com/plinth-go/plinth"
@@ -26,6 +28,7 @@ const defaultFrom = "Plinth services <services@example.com>"
 type mailer struct {
 	templates *mail.Templates
 	queued    *mail.Queued
+	from      string
 }
 
 // openMailer opens the transport PLINTH_MAIL_URL names (log: by default,
@@ -33,7 +36,8 @@ type mailer struct {
 // that delivers queued mail on client (in every role: a web process
 // enqueues), and adds the degraded readiness check "mail".
 func openMailer(app *plinth.App, client *jobs.Client) (*mailer, error) {
-	transport, err := mail.Attach(app, mail.Config{Openers: smtpmail.Openers(), From: defaultFrom})
+	from := cmp.Or(os.Getenv(mail.EnvFrom), defaultFrom)
+	transport, err := mail.Attach(app, mail.Config{Openers: smtpmail.Openers(), From: from})
 	if err != nil {
 		return nil, err
 	}
@@ -47,13 +51,13 @@ func openMailer(app *plinth.App, client *jobs.Client) (*mailer, error) {
 	}
 	mail.HandleQueued(client, transport)
 	app.DegradedCheck("mail", 2*time.Second, func(ctx context.Context) error { return mail.Ping(ctx, transport) })
-	return &mailer{templates: t, queued: mail.NewQueued(client)}, nil
+	return &mailer{templates: t, queued: mail.NewQueued(client), from: from}, nil
 }
 
 // enqueueWelcome renders the welcome mail to email and enqueues it, in the
 // transaction ctx carries: it returns the job.
 func (m *mailer) enqueueWelcome(ctx context.Context, email, name string) (jobs.Result, error) {
-	msg := &mail.Message{To: []string{email}} // the subject is welcome.txt's "subject" block
+	msg := &mail.Message{From: m.from, To: []string{email}} // the subject is welcome.txt's "subject" block
 	if err := m.templates.Render(msg, "welcome", "en", map[string]string{"Name": name, "Email": email}); err != nil {
 		return jobs.Result{}, err
 	}

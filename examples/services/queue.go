@@ -8,6 +8,7 @@ import (
 	"github.com/plinth-go/plinth/cache"
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/jobs"
+	riverjobs "github.com/plinth-go/plinth/jobs/river"
 )
 
 // openQueue opens the job queue on db (River's tables migrated first) and
@@ -15,7 +16,7 @@ import (
 // process runs them (worker, all) or only enqueues (web), and
 // PLINTH_JOB_TIMEOUT bounds an attempt.
 func openQueue(ctx context.Context, app *plinth.App, db *data.DB) (*jobs.Client, error) {
-	backend, err := newBackend(ctx, app, db)
+	backend, err := riverjobs.New(db, riverjobs.Config{})
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +38,7 @@ func every(app *plinth.App, client *jobs.Client, period time.Duration, args jobs
 // redis:// through the cache/redis module) and adds its degraded readiness
 // check "cache".
 func openCache(app *plinth.App) (cache.Store, error) {
-	store, err := cache.Open(cache.Config{}, cacheOpeners()...)
+	store, err := cache.Open(cache.Config{})
 	if err != nil {
 		return nil, err
 	}

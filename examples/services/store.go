@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/plinth-go/plinth/data"
+	riverjobs "github.com/plinth-go/plinth/jobs/river"
 )
 
 // migrations holds the schema (users, effects), one directory per engine.
@@ -13,14 +14,14 @@ import (
 //go:embed migrations
 var migrations embed.FS
 
-// migrate applies the migrations of db's engine: the example's tables. The
-// job queue's own tables are migrated by the queue (openQueue).
+// migrate brings River's tables up to date, then applies the migrations of
+// db's engine: the example's tables.
 func migrate(ctx context.Context, db *data.DB) ([]data.Migration, error) {
 	dir, err := fs.Sub(migrations, "migrations/"+string(db.Dialect()))
 	if err != nil {
 		return nil, err
 	}
-	return db.Migrate(ctx, dir)
+	return riverjobs.Migrate(ctx, db, dir)
 }
 
 // recordEffect writes the one row a job's side effect is: the check counts
