@@ -42,7 +42,7 @@ func newCatcher(t *testing.T) *catcher {
 }
 
 // url is PLINTH_MAIL_URL for the catcher (plain SMTP, no TLS offered).
-func (c *catcher) url() string { return "smtp://" + c.ln.Addr().String() }
+func (c *catcher) url() string { return "smtp://" + c.ln.Addr().String() + "?tls=none" }
 
 // reply scripts the next RCPT replies.
 func (c *catcher) reply(lines ...string) {

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/mail"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -397,6 +398,9 @@ func (in *instance) readyz() (int, map[string]string) {
 
 // "A closed Redis port still serves (computed) and readiness says degraded."
 func TestCheckCacheDown(t *testing.T) {
+	if redisPending {
+		t.Skip("cache/redis is not merged on this branch yet")
+	}
 	w := newWorld(t, onSQLite)
 	w.cacheURL = "redis://" + closedPort(t) + "/0"
 	in := w.start("all")
@@ -406,6 +410,24 @@ func TestCheckCacheDown(t *testing.T) {
 	if status != http.StatusOK || states["cache"] != "degraded" || states["db"] != "ok" || states["queue"] != "ok" {
 		t.Errorf("/readyz with Redis down: %d %v, want 200 with cache degraded, db and queue ok", status, states)
 	}
+}
+
+// "A second instance on Redis reads a hit", and the stampede and the
+// invalidation across two instances sharing Redis.
+func TestCheckCacheRedis(t *testing.T) {
+	redisURL := os.Getenv("PLINTH_TEST_REDIS")
+	if redisURL == "" {
+		t.Skip("set PLINTH_TEST_REDIS (redis://127.0.0.1:6379/0) to check the cache on Redis")
+	}
+	if redisPending {
+		t.Skip("cache/redis is not merged on this branch yet")
+	}
+	w := newWorld(t, onSQLite)
+	w.cacheURL = redisURL
+	a := w.start("web")
+	b := w.start("web")
+	// A key of this run: the computation counter lives in Redis.
+	checkStampede(t, a, b, fmt.Sprintf("redis-%d-%d", os.Getpid(), time.Now().UnixNano()))
 }
 
 // /readyz names each service: all ok on a healthy world.

@@ -205,7 +205,6 @@ func (w *world) start(role string, extra ...string) *instance {
 		"PLINTH_DATABASE_URL=" + w.dbURL,
 		"PLINTH_MAIL_URL=" + w.mail.url(),
 		"PLINTH_DRAIN_DELAY=0s",
-		"PLINTH_LOG_LEVEL=debug",
 	}
 	if w.cacheURL != "" {
 		env = append(env, "PLINTH_CACHE_URL="+w.cacheURL)
