@@ -25,7 +25,8 @@ import (
 func TestCheckSignup(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e engine) {
 		w := newWorld(t, e)
-		in := w.start("all")
+		in := w.start("web") // enqueues; the worker process sends
+		w.start("worker")
 
 		const name = `Ada <b>"Lovelace"</b> & Co`
 		var made struct {
@@ -290,6 +291,24 @@ func TestCheckUnique(t *testing.T) {
 		if n := w.count("SELECT COUNT(*) FROM river_job WHERE kind = 'unique'"); n != 2 {
 			t.Errorf("%d unique jobs stored, want 2", n)
 		}
+		// A web process runs no job; a worker does, once per job.
+		time.Sleep(1500 * time.Millisecond)
+		if s := web.job(first.JobID); s.State != "available" || s.Attempt != 0 {
+			t.Errorf("with the web role only, the job is %+v; want available, never run", s)
+		}
+		w.start("worker")
+		web.waitJob(first.JobID, 20*time.Second, "completed by the worker", func(s jobState) bool { return s.State == "completed" })
+		web.waitJob(other.JobID, 20*time.Second, "completed by the worker", func(s jobState) bool { return s.State == "completed" })
+		if got := w.effects("unique:k1"); fmt.Sprint(got) != "[1]" {
+			t.Errorf("effects of the unique job k1: attempts %v, want [1]", got)
+		}
+		web.expect(http.StatusOK, "POST", "/jobs/unique", map[string]string{"key": "k1"}, &second)
+		if !second.Duplicate || second.JobID != first.JobID {
+			t.Errorf("the same key once its job completed: %+v, want the same job", second)
+		}
+		if res, b := web.do("GET", "/jobs/999999", nil); res.StatusCode != http.StatusNotFound || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/problem+json") {
+			t.Errorf("GET /jobs/999999: %d %s, want a 404 problem", res.StatusCode, b)
+		}
 	})
 }
 
@@ -448,7 +467,11 @@ func TestCheckReadyz(t *testing.T) {
 // "An SMTP 550 → discarded after one attempt with the error recorded; 451
 // twice then 250 → delivered on attempt 3."
 func TestCheckSMTPReplies(t *testing.T) {
-	w := newWorld(t, onSQLite)
+	forEachEngine(t, checkSMTPReplies)
+}
+
+func checkSMTPReplies(t *testing.T, e engine) {
+	w := newWorld(t, e)
 	in := w.start("all")
 	var made struct {
 		JobID int64 `json:"job_id"`
