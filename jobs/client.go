@@ -217,7 +217,7 @@ func (c *Client) logWorkError(ctx context.Context, e *Execution, err error) {
 	if ce, ok := errors.AsType[*ControlError](err); ok {
 		switch ce.Outcome {
 		case OutcomeSnooze:
-			c.logger().LogAttrs(ctx, slog.LevelInfo, "jobs: job snoozed", append(attrs, slog.Duration("after", ce.After))...)
+			c.logger().LogAttrs(ctx, slog.LevelDebug, "jobs: job snoozed", append(attrs, slog.Duration("after", ce.After))...)
 		case OutcomeCancel:
 			c.logger().LogAttrs(ctx, slog.LevelWarn, "jobs: job cancelled", append(attrs, slog.String("error", errString(ce.Err)))...)
 		default:
