@@ -59,15 +59,19 @@ const (
 	// died) and handed back to the queue: River's own default age is one
 	// hour.
 	DefaultRescueMargin = 15 * time.Second
-	// RescueLatency is how late after JobTimeout + RescueMargin a killed
-	// job can be rescued: River's rescuer runs every 30 s (not
-	// configurable), and a retried job waits for River's scheduler (every
-	// 5 s at most) and its first retry backoff (about 1 s). It is part of
-	// the documented bound "a job whose process was killed runs again
-	// within JobTimeout + RescueMargin + RescueLatency" (the leader's
-	// election adds up to River's leadership TTL when the killed process
-	// was the leader).
-	RescueLatency = 30*time.Second + 5*time.Second + 5*time.Second
+	// RescueLatency bounds how long after JobTimeout + RescueMargin a
+	// job whose process was killed runs again, when a process of the
+	// application runs (or is restarted at once): River's rescuer runs on
+	// the leader, every 30 s (not configurable); a new leader is elected
+	// up to 21 s after the killed one's last renewal (River's 15 s
+	// leadership TTL and 5-6 s election interval), which overlaps the
+	// wait for JobTimeout + RescueMargin; the rescued job is retried after
+	// River's first backoff (about 1 s) once River's scheduler (every 5 s)
+	// makes it available, and fetched within FetchPollInterval (1 s).
+	// 21 + 30 + 1 + 5 + 1 s, rounded up. The subprocess test
+	// TestProcessSIGKILL and bench/services measure it (about 20 s with a
+	// 3 s JobTimeout + RescueMargin).
+	RescueLatency = time.Minute
 )
 
 // Config configures New. The zero value means the defaults above; the

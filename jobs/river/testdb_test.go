@@ -37,15 +37,6 @@ func engines(t *testing.T) []engine {
 	return es
 }
 
-// needPostgres returns the server URL or skips t.
-func needPostgres(t *testing.T) string {
-	base := os.Getenv(postgresEnv)
-	if base == "" {
-		t.Skipf("set %s to a PostgreSQL URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) to run this test", postgresEnv)
-	}
-	return base
-}
-
 var dbSeq atomic.Int64
 
 // tempPostgres creates a database on base's server, dropped after t.
