@@ -147,9 +147,7 @@ func NewMemory(o MemoryOptions) *Memory {
 }
 
 func (c *clock) close() {
-	select {
-	case <-c.stop:
-	default:
+	if c.closed.CompareAndSwap(false, true) {
 		close(c.stop)
 	}
 }
