@@ -282,6 +282,7 @@ func TestConfigResolvesToItself(t *testing.T) {
 		"TLSCertFile":       {{"", ""}, {"cert.pem", nil}}, // alone: needs TLSKeyFile
 		"TLSKeyFile":        {{"", ""}, {"key.pem", nil}},
 		"H2C":               {{false, false}, {true, true}},
+		"ReadinessJSON":     {{false, false}, {true, true}},
 		"Engine":            {{"", ""}, {"std", "std"}, {"fast", "fast"}, {"turbo", nil}},
 		"ReusePort":         {{0, 0}, {3, 3}, {Off, nil}},
 		"Upgrade":           {{"", ""}, {"on", "on"}, {"off", "off"}, {"yes", nil}},
@@ -383,6 +384,7 @@ var coreVariables = []struct {
 	{"PLINTH_TLS_CERT_FILE", "", nil, "cert.pem"}, // alone: needs the key
 	{"PLINTH_TLS_KEY_FILE", "", nil, ""}, // its error is the same as the cert's: tested alone below
 	{"PLINTH_H2C", "true", func(c Config, _ settings) bool { return c.H2C }, "maybe"},
+	{"PLINTH_READINESS_JSON", "true", func(c Config, _ settings) bool { return c.ReadinessJSON }, "json"},
 	{"PLINTH_UPGRADE", "off", func(c Config, _ settings) bool { return c.Upgrade == "off" }, "yes"},
 	{"PLINTH_UPGRADE_TIMEOUT", "5s", func(c Config, _ settings) bool { return c.UpgradeTimeout == 5*time.Second }, "0"},
 	{"PLINTH_PID_FILE", "/run/app.pid", func(c Config, _ settings) bool { return c.PIDFile == "/run/app.pid" }, ""},

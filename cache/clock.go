@@ -14,6 +14,8 @@ type clock struct {
 	start time.Time
 	now   atomic.Int64
 	stop  chan struct{}
+
+	closed atomic.Bool
 }
 
 func newClock(resolution time.Duration, tick func(now int64)) *clock {

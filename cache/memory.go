@@ -69,18 +69,10 @@ type Memory struct {
 	maxEntries int   // per shard; 0 no bound
 	maxBytes   int64 // per shard; 0 no bound
 
-	gensMu sync.Mutex
-	gens   map[string]*atomic.Int64
-
-	locksMu sync.Mutex
-	locks   map[string]memLock
+	Generations // tags' generations, apart from the entries and their bounds
+	Locks       // TryLock, in this process
 
 	closed atomic.Bool
-}
-
-type memLock struct {
-	token   uint64
-	expires int64
 }
 
 type shard struct {
@@ -129,8 +121,6 @@ func NewMemory(o MemoryOptions) *Memory {
 		shards: make([]shard, n),
 		mask:   uint64(n - 1),
 		seed:   maphash.MakeSeed(),
-		gens:   map[string]*atomic.Int64{},
-		locks:  map[string]memLock{},
 	}
 	if maxEntries > 0 {
 		m.maxEntries = max(1, maxEntries/n)
@@ -157,9 +147,7 @@ func NewMemory(o MemoryOptions) *Memory {
 }
 
 func (c *clock) close() {
-	select {
-	case <-c.stop:
-	default:
+	if c.closed.CompareAndSwap(false, true) {
 		close(c.stop)
 	}
 }
@@ -314,68 +302,6 @@ func (m *Memory) SetValue(key string, v any, size int, ttl time.Duration) error 
 		return err
 	}
 	return m.put(&entry{key: key, v: v, isValue: true, size: int64(len(key)+size) + entryOverhead, expires: m.clock.expiry(ttl)})
-}
-
-// Generation implements ValueStore.
-func (m *Memory) Generation(name string) *atomic.Int64 {
-	m.gensMu.Lock()
-	g := m.gens[name]
-	if g == nil {
-		g = new(atomic.Int64)
-		m.gens[name] = g
-	}
-	m.gensMu.Unlock()
-	return g
-}
-
-// Incr implements Store. Counters are kept apart from the entries and their
-// bounds.
-func (m *Memory) Incr(_ context.Context, name string) (int64, error) {
-	if err := CheckKey(name); err != nil {
-		return 0, err
-	}
-	return m.Generation(name).Add(1), nil
-}
-
-// Counters implements Store.
-func (m *Memory) Counters(_ context.Context, names []string, dst []int64) error {
-	for i, name := range names {
-		if err := CheckKey(name); err != nil {
-			return err
-		}
-		m.gensMu.Lock()
-		g := m.gens[name]
-		m.gensMu.Unlock()
-		dst[i] = 0
-		if g != nil {
-			dst[i] = g.Load()
-		}
-	}
-	return nil
-}
-
-var lockTokens atomic.Uint64
-
-// TryLock implements Locker, in this process.
-func (m *Memory) TryLock(_ context.Context, key string, ttl time.Duration) (func(), bool, error) {
-	if err := CheckKey(key); err != nil {
-		return nil, false, err
-	}
-	now := int64(time.Since(m.clock.start))
-	m.locksMu.Lock()
-	defer m.locksMu.Unlock()
-	if l, held := m.locks[key]; held && now < l.expires {
-		return nil, false, nil
-	}
-	token := lockTokens.Add(1)
-	m.locks[key] = memLock{token, now + int64(ttl)}
-	return func() {
-		m.locksMu.Lock()
-		if l := m.locks[key]; l.token == token {
-			delete(m.locks, key)
-		}
-		m.locksMu.Unlock()
-	}, true, nil
 }
 
 // Len returns the number of entries, expired ones not yet reclaimed

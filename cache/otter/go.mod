@@ -1,0 +1,17 @@
+module github.com/plinth-go/plinth/cache/otter
+
+go 1.26.0
+
+replace github.com/plinth-go/plinth => ../..
+
+require (
+	github.com/maypok86/otter/v2 v2.4.0
+	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
+)
+
+require (
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/term v0.48.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
+)

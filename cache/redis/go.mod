@@ -1,0 +1,19 @@
+module github.com/plinth-go/plinth/cache/redis
+
+go 1.26.0
+
+replace github.com/plinth-go/plinth => ../..
+
+require (
+	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
+	github.com/redis/go-redis/v9 v9.23.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/term v0.48.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
+)

@@ -1,0 +1,167 @@
+package rediscache_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/cache"
+	"github.com/plinth-go/plinth/cache/cachetest"
+	rediscache "github.com/plinth-go/plinth/cache/redis"
+	"github.com/redis/go-redis/v9"
+)
+
+const redisEnv = "PLINTH_TEST_REDIS"
+
+// needRedis returns the server's URL or skips t.
+func needRedis(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv(redisEnv)
+	if u == "" {
+		t.Skipf("set %s to a Redis URL (redis://127.0.0.1:6379/0) to run this test", redisEnv)
+	}
+	return u
+}
+
+// testPrefix is a key prefix of the test's own, its keys deleted after it.
+func testPrefix(t testing.TB, rawURL string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	prefix := "plinth-cache-test:" + hex.EncodeToString(b[:]) + ":"
+	t.Cleanup(func() {
+		opt, err := redis.ParseURL(rawURL)
+		if err != nil {
+			return
+		}
+		rdb := redis.NewClient(opt)
+		defer rdb.Close()
+		ctx := context.Background()
+		iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+		for iter.Next(ctx) {
+			rdb.Del(ctx, iter.Val())
+		}
+	})
+	return prefix
+}
+
+func openStore(t testing.TB, rawURL, prefix string) cache.Store {
+	sep := "?"
+	if strings.Contains(rawURL, "?") {
+		sep = "&"
+	}
+	s, err := cache.Open(cache.Config{URL: rawURL + sep + "prefix=" + prefix}, cache.WithOpener(rediscache.Open, "redis", "rediss"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	u := needRedis(t)
+	prefixes := map[cache.Store]string{}
+	cachetest.Run(t, cachetest.Config{
+		New: func(t testing.TB) cache.Store {
+			p := testPrefix(t, u)
+			s := openStore(t, u, p)
+			prefixes[s] = p
+			return s
+		},
+		Second: func(t testing.TB, first cache.Store) cache.Store {
+			return openStore(t, u, prefixes[first])
+		},
+	})
+}
+
+// closedPort returns a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// TestUnreachable: with Redis's port closed, Remember computes and returns,
+// fast, and readiness stays 200 with the cache degraded.
+func TestUnreachable(t *testing.T) {
+	store, err := cache.Open(cache.Config{URL: "redis://" + closedPort(t) + "/0"}, cache.WithOpener(rediscache.Open, "redis"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := cache.New[string](store, cache.WithTags("report"), cache.WithLock(0, 0))
+	var calls atomic.Int32
+	for i := range 3 {
+		v, out, err := o.Fetch(t.Context(), "k", time.Minute, func(context.Context) (string, error) {
+			calls.Add(1)
+			return "computed", nil
+		})
+		if err != nil || v != "computed" || out != cache.Bypassed {
+			t.Fatalf("Fetch %d with Redis down = %q, %v, %v; want the computed value, bypassed", i, v, out, err)
+		}
+	}
+	if calls.Load() != 3 || o.Failures() == 0 {
+		t.Fatalf("%d computations, %d failures recorded", calls.Load(), o.Failures())
+	}
+	if err := cache.Invalidate(t.Context(), store, "report"); err == nil {
+		t.Fatal("Invalidate with Redis down: no error")
+	}
+
+	app := plinth.New()
+	app.Get("/", func(c *plinth.Ctx) error { return nil })
+	app.ReadinessCheck("db", 0, func(context.Context) error { return nil })
+	cache.Attach(app, store)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- app.Serve(ctx, ln) }()
+	defer func() { cancel(); <-done }()
+	req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/readyz", nil)
+	req.Header.Set("Accept", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body map[string]string
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != 200 || body["cache"] != "degraded" || body["db"] != "ok" {
+		t.Fatalf("readiness with Redis down: %d %v; want 200 with cache degraded and db ok", res.StatusCode, body)
+	}
+}
+
+// TestReadinessOK: with Redis up, the cache check is ok.
+func TestReadinessOK(t *testing.T) {
+	u := needRedis(t)
+	store := openStore(t, u, testPrefix(t, u))
+	if err := cache.Check(store)(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+}
+
+func TestOpenErrors(t *testing.T) {
+	_, err := cache.Open(cache.Config{URL: "redis://127.0.0.1:6379/0"})
+	if err == nil || !strings.Contains(err.Error(), "WithOpener") {
+		t.Fatalf("redis:// without its opener: %v", err)
+	}
+	_, err = cache.Open(cache.Config{URL: "redis://:secret@127.0.0.1:6379/notadb"}, cache.WithOpener(rediscache.Open, "redis"))
+	if err == nil || strings.Contains(err.Error(), "secret") {
+		t.Fatalf("a bad redis URL: %v (want an error without the password)", err)
+	}
+}
