@@ -48,9 +48,9 @@ func (b *inline) Job(ctx context.Context, id int64) (jobs.Info, error) {
 	return *b.jobs[id-1], nil
 }
 func (b *inline) List(ctx context.Context, p jobs.ListParams) ([]jobs.Info, error) { return nil, nil }
-func (b *inline) Retry(ctx context.Context, id int64) (jobs.Info, error)          { return jobs.Info{}, nil }
-func (b *inline) Cancel(ctx context.Context, id int64) (jobs.Info, error)         { return jobs.Info{}, nil }
-func (b *inline) Ping(ctx context.Context) error                                  { return nil }
+func (b *inline) Retry(ctx context.Context, id int64) (jobs.Info, error)           { return jobs.Info{}, nil }
+func (b *inline) Cancel(ctx context.Context, id int64) (jobs.Info, error)          { return jobs.Info{}, nil }
+func (b *inline) Ping(ctx context.Context) error                                   { return nil }
 
 // drain runs every unfinished job to its end.
 func (b *inline) drain(ctx context.Context, c *jobs.Client) {
