@@ -562,3 +562,13 @@ func selfSigned() (tls.Certificate, *x509.CertPool, error) {
 	pool.AddCert(leaf)
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool, nil
 }
+
+// DropConnections closes every open connection without a reply, as a
+// server does with connections idle too long.
+func (s *Server) DropConnections() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.open {
+		c.Close()
+	}
+}
