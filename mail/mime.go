@@ -90,19 +90,29 @@ func (m *Message) write(w *countWriter, p *parsed) error {
 	for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
 		header(w, name, mime.QEncoding.Encode("utf-8", m.Headers[name]))
 	}
+	ctype, body := m.content()
 	if len(m.Attachments) == 0 {
-		m.writeContent(w)
+		header(w, "Content-Type", ctype)
+		if m.HTML == "" {
+			header(w, "Content-Transfer-Encoding", "quoted-printable")
+		}
+		w.str("\r\n")
+		body(w)
 		return w.err
 	}
 	mw := multipart.NewWriter(w)
 	header(w, "Content-Type", mime.FormatMediaType("multipart/mixed", map[string]string{"boundary": mw.Boundary()}))
 	w.str("\r\n")
-	part, err := mw.CreatePart(textproto.MIMEHeader{})
+	h := textproto.MIMEHeader{"Content-Type": {ctype}}
+	if m.HTML == "" {
+		h.Set("Content-Transfer-Encoding", "quoted-printable")
+	}
+	part, err := mw.CreatePart(h)
 	if err != nil {
 		return err
 	}
 	pw := &countWriter{w: part}
-	m.writeContent(pw)
+	body(pw)
 	if pw.err != nil {
 		return pw.err
 	}
@@ -126,41 +136,43 @@ func (m *Message) write(w *countWriter, p *parsed) error {
 	return w.err
 }
 
-// writeContent writes the Content-Type header, a blank line and the text
-// (or text and HTML) body.
-func (m *Message) writeContent(w *countWriter) {
+// content returns the Content-Type of the text (or text and HTML) body and
+// the function that writes it: text/plain quoted-printable, or
+// multipart/alternative with a quoted-printable part each.
+func (m *Message) content() (string, func(w *countWriter)) {
 	if m.HTML == "" {
-		header(w, "Content-Type", "text/plain; charset=utf-8")
-		header(w, "Content-Transfer-Encoding", "quoted-printable")
-		w.str("\r\n")
-		writeQP(w, m.Text)
-		return
+		return "text/plain; charset=utf-8", func(w *countWriter) { writeQP(w, m.Text) }
 	}
-	mw := multipart.NewWriter(w)
-	header(w, "Content-Type", mime.FormatMediaType("multipart/alternative", map[string]string{"boundary": mw.Boundary()}))
-	w.str("\r\n")
-	for _, part := range [...]struct{ typ, body string }{{"text/plain; charset=utf-8", m.Text}, {"text/html; charset=utf-8", m.HTML}} {
-		h := textproto.MIMEHeader{}
-		h.Set("Content-Type", part.typ)
-		h.Set("Content-Transfer-Encoding", "quoted-printable")
-		pw, err := mw.CreatePart(h)
-		if err != nil {
-			w.err = err
-			return
+	var boundary [30]byte
+	rand.Read(boundary[:])
+	b := hex.EncodeToString(boundary[:])
+	return mime.FormatMediaType("multipart/alternative", map[string]string{"boundary": b}), func(w *countWriter) {
+		mw := multipart.NewWriter(w)
+		mw.SetBoundary(b)
+		for _, part := range [...]struct{ typ, body string }{{"text/plain; charset=utf-8", m.Text}, {"text/html; charset=utf-8", m.HTML}} {
+			h := textproto.MIMEHeader{}
+			h.Set("Content-Type", part.typ)
+			h.Set("Content-Transfer-Encoding", "quoted-printable")
+			pw, err := mw.CreatePart(h)
+			if err != nil {
+				w.err = err
+				return
+			}
+			writeQP(&countWriter{w: pw}, part.body)
 		}
-		writeQP(&countWriter{w: pw}, part.body)
-	}
-	if err := mw.Close(); err != nil && w.err == nil {
-		w.err = err
+		if err := mw.Close(); err != nil && w.err == nil {
+			w.err = err
+		}
 	}
 }
 
-// writeQP writes s quoted-printable, its line breaks as CRLF.
+// writeQP writes s quoted-printable, its line breaks as CRLF. Nothing is
+// added after it: in a multipart body the CRLF before a boundary is the
+// boundary's.
 func writeQP(w *countWriter, s string) {
 	qp := quotedprintable.NewWriter(w)
 	io.WriteString(qp, s)
 	qp.Close()
-	w.str("\r\n")
 }
 
 // writeBase64 writes data base64-encoded in lines of 76 characters.

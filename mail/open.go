@@ -68,13 +68,16 @@ func (c Config) resolve() (Config, error) {
 	if v, ok := r.Lookup(EnvURL); ok {
 		c.URL, c.fromEnv = v, true
 	}
-	r.String(EnvFrom, &c.From)
+	fromInEnv := false
+	if v, ok := r.Lookup(EnvFrom); ok {
+		c.From, fromInEnv = v, true
+	}
 	if c.URL == "" {
 		c.URL, c.defaulted = DefaultURL, true
 	}
 	if c.From != "" {
 		if err := (&Message{From: c.From, To: []string{"x@example.com"}, Text: "x"}).Validate(); err != nil {
-			r.Failf("%s=%q: not a sender address: %v", envOr(c.fromEnv, EnvFrom, "Config.From"), c.From, err)
+			r.Failf("%s=%q: not a sender address: %v", envOr(fromInEnv, EnvFrom, "Config.From"), c.From, err)
 		}
 	}
 	return c, r.Err("mail")

@@ -93,6 +93,7 @@ type Config struct {
 // Send holds one connection, taken from the idle ones or dialled.
 type Mailer struct {
 	cfg    Config
+	opts   []gomail.Option
 	client *gomail.Client // dials: TLS policy, EHLO, AUTH
 
 	mu     sync.Mutex
@@ -169,7 +170,7 @@ func New(cfg Config) (*Mailer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("smtpmail: %w", err)
 	}
-	return &Mailer{cfg: cfg, client: c}, nil
+	return &Mailer{cfg: cfg, opts: opts, client: c}, nil
 }
 
 // Config returns the configuration with its defaults filled in.
@@ -232,7 +233,7 @@ func (m *Mailer) send(ctx context.Context, c *smtp.Client, env mail.Envelope, ms
 			if !isReply(err) {
 				return false, transient("RCPT TO", err)
 			}
-			refused = append(refused, fmt.Errorf("RCPT TO %s: %w", to, err))
+			refused = append(refused, reply("RCPT TO "+to, err))
 			permanent = permanent && code(err) >= 500
 		}
 	}
@@ -304,13 +305,36 @@ func (m *Mailer) conn(ctx context.Context) (*smtp.Client, bool, error) {
 	if c != nil {
 		return c, true, nil
 	}
-	dctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
-	defer cancel()
-	c, err := m.client.DialToSMTPClientWithContext(dctx)
+	c, err := m.dial(ctx)
 	if err != nil {
-		return nil, false, transient("connecting to "+net.JoinHostPort(m.cfg.Host, strconv.Itoa(m.cfg.Port)), err)
+		return nil, false, err
 	}
 	return c, false, nil
+}
+
+// dial connects, says EHLO, STARTTLS and AUTH as configured, all within
+// Timeout or ctx's deadline when sooner (go-mail bounds the exchanges
+// after the TCP connect by its client's timeout, not by the context: a
+// sooner deadline gets a client of its own).
+func (m *Mailer) dial(ctx context.Context) (*smtp.Client, error) {
+	client, timeout := m.client, m.cfg.Timeout
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
+		timeout = time.Until(dl)
+		if timeout <= 0 {
+			return nil, fmt.Errorf("smtpmail: connecting: %w", context.DeadlineExceeded)
+		}
+		var err error
+		if client, err = gomail.NewClient(m.cfg.Host, append(m.opts[:len(m.opts):len(m.opts)], gomail.WithTimeout(timeout))...); err != nil {
+			return nil, fmt.Errorf("smtpmail: %w", err)
+		}
+	}
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, err := client.DialToSMTPClientWithContext(dctx)
+	if err != nil {
+		return nil, transient("connecting to "+net.JoinHostPort(m.cfg.Host, strconv.Itoa(m.cfg.Port)), err)
+	}
+	return c, nil
 }
 
 // release keeps c for reuse, or closes it (QUIT) when enough are idle.
@@ -335,11 +359,9 @@ func (m *Mailer) quit(c *smtp.Client) {
 // Ping dials the server (with TLS and AUTH as configured), says NOOP
 // and QUIT: a readiness check of the mail path.
 func (m *Mailer) Ping(ctx context.Context) error {
-	dctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
-	defer cancel()
-	c, err := m.client.DialToSMTPClientWithContext(dctx)
+	c, err := m.dial(ctx)
 	if err != nil {
-		return transient("connecting", err)
+		return err
 	}
 	defer m.quit(c)
 	if err := c.Noop(); err != nil {
@@ -371,13 +393,41 @@ func code(err error) int {
 	if te, ok := errors.AsType[*textproto.Error](err); ok {
 		return te.Code
 	}
+	if re, ok := errors.AsType[*ReplyError](err); ok {
+		return re.Code
+	}
 	return 0
 }
 
+// ReplyError is a server's refusal of a command: its reply code and text.
+// Send returns it wrapped in a mail.PermanentError for a 5xx code.
+type ReplyError struct {
+	// Command is the refused command ("MAIL FROM", "RCPT TO a@example.com",
+	// "DATA", "end of DATA").
+	Command string
+	// Code is the reply code (451, 550, ...).
+	Code int
+	// Message is the reply's text ("5.1.1 no such user").
+	Message string
+}
+
+func (e *ReplyError) Error() string {
+	return fmt.Sprintf("%s: %d %s", e.Command, e.Code, e.Message)
+}
+
+// reply turns a command's error into a *ReplyError when it is a reply.
+func reply(command string, err error) error {
+	if te, ok := errors.AsType[*textproto.Error](err); ok {
+		return &ReplyError{Command: command, Code: te.Code, Message: te.Msg}
+	}
+	return err
+}
+
 // classify wraps a command's error: permanent for a 5xx reply.
-func classify(step string, err error) error {
-	err = fmt.Errorf("smtpmail: %s: %w", step, err)
-	if code(err) >= 500 {
+func classify(command string, err error) error {
+	c := code(err)
+	err = fmt.Errorf("smtpmail: %w", reply(command, err))
+	if c >= 500 {
 		return mail.Permanent(err)
 	}
 	return err
@@ -456,6 +506,8 @@ func Open(u *url.URL) (mail.Mailer, error) {
 	}
 	return New(cfg)
 }
+
+var _ mail.Pinger = (*Mailer)(nil)
 
 // Openers returns the openers of the "smtp" and "smtps" schemes, for
 // mail.Config.Openers.
