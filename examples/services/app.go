@@ -41,7 +41,7 @@ func newApp(ctx context.Context, db *data.DB) (*plinth.App, error) {
 		return nil, err
 	}
 	registerWorkers(client, db)
-	if err := every(app, client, tickEvery, tickJob{}); err != nil {
+	if err := every(client, tickEvery, tickJob{}); err != nil {
 		return nil, err
 	}
 	s := &services{db: db, jobs: client, reports: newReports(store), mail: m}

@@ -4,6 +4,7 @@ go 1.26.0
 
 replace (
 	github.com/plinth-go/plinth => ../..
+	github.com/plinth-go/plinth/cache/redis => ../../cache/redis
 	github.com/plinth-go/plinth/data => ../../data
 	github.com/plinth-go/plinth/jobs/river => ../../jobs/river
 	github.com/plinth-go/plinth/mail/smtp => ../../mail/smtp
@@ -11,12 +12,14 @@ replace (
 
 require (
 	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth/cache/redis v0.0.0-00010101000000-000000000000
 	github.com/plinth-go/plinth/data v0.0.0-00010101000000-000000000000
 	github.com/plinth-go/plinth/jobs/river v0.0.0-00010101000000-000000000000
 	github.com/plinth-go/plinth/mail/smtp v0.0.0-00010101000000-000000000000
 )
 
 require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
@@ -26,6 +29,7 @@ require (
 	github.com/lib/pq v1.12.3 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
+	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/riverqueue/river v0.51.2 // indirect
 	github.com/riverqueue/river/riverdriver v0.51.2 // indirect
@@ -39,6 +43,7 @@ require (
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
 	github.com/wneessen/go-mail v0.8.1 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect

@@ -6,39 +6,40 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/cache"
+	rediscache "github.com/plinth-go/plinth/cache/redis"
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/jobs"
 	riverjobs "github.com/plinth-go/plinth/jobs/river"
 )
 
-// openQueue opens the job queue on db (River's tables migrated first) and
-// ties its workers to app's lifecycle: PLINTH_ROLE says whether this
-// process runs them (worker, all) or only enqueues (web), and
-// PLINTH_JOB_TIMEOUT bounds an attempt.
-func openQueue(ctx context.Context, app *plinth.App, db *data.DB) (*jobs.Client, error) {
+// openQueue opens the job queue on db (River's tables are migrated by
+// migrate) and ties it to app's lifecycle with jobs.Attach: PLINTH_ROLE says
+// whether this process runs the workers and the periodic jobs (worker,
+// all) or only enqueues (web); PLINTH_JOB_TIMEOUT bounds an attempt; the
+// workers stop with the drain (a job still running near the end of the
+// grace is handed back); the readiness check "queue" pings the queue's
+// store.
+func openQueue(_ context.Context, app *plinth.App, db *data.DB) (*jobs.Client, error) {
 	backend, err := riverjobs.New(db, riverjobs.Config{})
 	if err != nil {
 		return nil, err
 	}
 	client := jobs.NewClient(backend)
-	if err := attachJobs(app, client); err != nil {
-		return nil, err
-	}
-	app.ReadinessCheck("queue", 2*time.Second, backend.Ping)
+	jobs.Attach(app, client, jobs.Config{})
 	return client, nil
 }
 
-// every enqueues args every period, once per period across the instances
-// sharing the queue.
-func every(app *plinth.App, client *jobs.Client, period time.Duration, args jobs.Args) error {
-	return periodic(app, client, period, args)
+// every enqueues args every period, once per period however many
+// instances run (jobs.Client.Every: unique per tick).
+func every(client *jobs.Client, period time.Duration, args jobs.Args) error {
+	return client.Every(period, func() jobs.Args { return args })
 }
 
 // openCache opens the Store PLINTH_CACHE_URL names (memory: by default,
-// redis:// through the cache/redis module) and adds its degraded readiness
-// check "cache".
+// redis:// and rediss:// through the cache/redis module) and adds its
+// degraded readiness check "cache" (cache.Attach).
 func openCache(app *plinth.App) (cache.Store, error) {
-	store, err := cache.Open(cache.Config{})
+	store, err := cache.Open(cache.Config{}, cache.WithOpener(rediscache.Open, "redis", "rediss"))
 	if err != nil {
 		return nil, err
 	}
