@@ -171,7 +171,7 @@ func (s *services) sleep(b *api.Binder[sleepInput]) plinth.HandlerFunc {
 		if err := b.Bind(c, &in); err != nil {
 			return err
 		}
-		res, err := s.jobs.Enqueue(c.Context(), sleepJob{MS: in.MS, Tag: in.Tag})
+		res, err := s.jobs.Enqueue(c.Context(), sleepJob(in))
 		if err != nil {
 			return err
 		}
@@ -193,7 +193,7 @@ func (s *services) unique(b *api.Binder[uniqueInput]) plinth.HandlerFunc {
 		if err := b.Bind(c, &in); err != nil {
 			return err
 		}
-		res, err := s.jobs.Enqueue(c.Context(), uniqueJob{Key: in.Key}, jobs.Unique(in.Key))
+		res, err := s.jobs.Enqueue(c.Context(), uniqueJob(in), jobs.Unique(in.Key))
 		if err != nil {
 			return err
 		}

@@ -464,6 +464,26 @@ func TestCheckReadyz(t *testing.T) {
 	}
 }
 
+// /readyz answers 503 once the database (and with it the queue, on the
+// same database) is down: PostgreSQL's database is dropped under a running
+// instance.
+func TestCheckReadyzDown(t *testing.T) {
+	if os.Getenv("PLINTH_TEST_POSTGRES") == "" {
+		t.Skip("set PLINTH_TEST_POSTGRES to check readiness with the database gone")
+	}
+	w := newWorld(t, onPostgres)
+	in := w.start("web")
+	if status, states := in.readyz(); status != http.StatusOK {
+		t.Fatalf("/readyz before: %d %v", status, states)
+	}
+	w.dropDatabase()
+	eventually(t, 10*time.Second, "/readyz 503 with db and queue down", func() (bool, string) {
+		status, states := in.readyz()
+		return status == http.StatusServiceUnavailable && states["db"] == "down" && states["queue"] == "down" && states["cache"] == "ok",
+			fmt.Sprintf("%d %v", status, states)
+	})
+}
+
 // "An SMTP 550 → discarded after one attempt with the error recorded; 451
 // twice then 250 → delivered on attempt 3."
 func TestCheckSMTPReplies(t *testing.T) {

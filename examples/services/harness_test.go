@@ -113,6 +113,8 @@ type world struct {
 	mail     *catcher
 	db       *sql.DB
 	env      []string // more variables for every instance
+
+	dropDatabase func() // PostgreSQL: drops the world's database (it is dropped at the end anyway)
 }
 
 var worldSeq atomic.Int64
@@ -136,8 +138,13 @@ func newWorld(t *testing.T, e engine) *world {
 			adb.Close()
 			t.Fatalf("creating the check's database (PLINTH_TEST_POSTGRES): %v", err)
 		}
+		w.dropDatabase = func() {
+			if _, err := adb.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+				t.Errorf("dropping %s: %v", name, err)
+			}
+		}
 		t.Cleanup(func() {
-			_, _ = adb.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+			w.dropDatabase()
 			adb.Close()
 		})
 		u, err := url.Parse(admin)

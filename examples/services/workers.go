@@ -38,9 +38,6 @@ func (tickJob) Kind() string { return "tick" }
 // tickEvery is the periodic job's period.
 const tickEvery = 2 * time.Second
 
-// maxSleep bounds POST /jobs/sleep's ms.
-const maxSleep = 10 * time.Minute
-
 // registerWorkers registers every kind's worker on c.
 // (The welcome mail's kind is the mail module's, registered by
 // openMailer.)
