@@ -472,7 +472,11 @@ func workRate(ctx context.Context, e *env, plinth bool) (float64, error) {
 		if err := b.Start(ctx, map[string]int{jobs.DefaultQueue: 100}, e.client.Kinds(), e.client.Work); err != nil {
 			return 0, err
 		}
-		stop = func() error { c, cancel := context.WithTimeout(ctx, 10*time.Second); defer cancel(); return b.Stop(c, c) }
+		stop = func() error {
+			c, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			return b.Stop(c, c)
+		}
 	} else {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, noopWorker{})
@@ -493,7 +497,11 @@ func workRate(ctx context.Context, e *env, plinth bool) (float64, error) {
 		if err := c.Start(ctx); err != nil {
 			return 0, err
 		}
-		stop = func() error { c2, cancel := context.WithTimeout(ctx, 10*time.Second); defer cancel(); return c.Stop(c2) }
+		stop = func() error {
+			c2, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			return c.Stop(c2)
+		}
 	}
 	defer stop()
 	for {
