@@ -2,6 +2,7 @@ package riverjobs
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -40,8 +41,8 @@ func Migrate(ctx context.Context, db *data.DB, fsys fs.FS) ([]data.Migration, er
 
 // MigrateRiver brings River's tables up to date (see Migrate). On
 // PostgreSQL it holds an advisory lock meanwhile, so that instances
-// starting together migrate one after the other; on SQLite each of River's
-// migrations is a transaction, which takes the write lock.
+// starting together migrate one after the other; on SQLite they run in one
+// transaction, which takes the write lock at its start.
 func MigrateRiver(ctx context.Context, db *data.DB) error {
 	logger := slog.New(slog.DiscardHandler)
 	switch db.Dialect() {
@@ -67,7 +68,13 @@ func MigrateRiver(ctx context.Context, db *data.DB) error {
 		if err != nil {
 			return fmt.Errorf("jobs/river: migrate: %w", err)
 		}
-		if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		// One transaction: BEGIN IMMEDIATE takes the write lock, so a
+		// second instance waits, then finds the versions applied.
+		err = db.WithTx(ctx, func(tx *sql.Tx) error {
+			_, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil)
+			return err
+		})
+		if err != nil {
 			return fmt.Errorf("jobs/river: migrate: %w", err)
 		}
 	default:

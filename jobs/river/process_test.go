@@ -357,4 +357,3 @@ func TestProcessSIGKILL(t *testing.T) {
 		})
 	}
 }
-
