@@ -15,8 +15,8 @@ import (
 	"io"
 	"strings"
 	"testing"
-	texttemplate "text/template"
 	"testing/fstest"
+	texttemplate "text/template"
 
 	gomail "github.com/wneessen/go-mail"
 
