@@ -102,6 +102,7 @@ type App struct {
 	startHooks      []func(context.Context) error
 	stopHooks       []func(context.Context) error
 	openAPI         func() ([]byte, error) // SetOpenAPI, for PLINTH_INSPECT
+	inspections     map[string]Inspection  // AddInspection, for PLINTH_INSPECT
 	drainCh         chan struct{}
 	drainOnce       sync.Once
 	sse             sseRegistry // open event streams, ended by the drain

@@ -1,8 +1,13 @@
 package plinth
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
 )
 
 // Inspection: the environment variable PLINTH_INSPECT makes Run and Serve
@@ -50,6 +55,38 @@ func (a *App) SetOpenAPI(doc func() ([]byte, error)) {
 	a.openAPI = doc
 }
 
+// Inspection answers an added PLINTH_INSPECT mode (AddInspection): args
+// are the words that follow the mode's name in the variable's value, and
+// the result is written as the mode's output.
+type Inspection func(ctx context.Context, args []string) ([]byte, error)
+
+// inspectionTimeout bounds an added inspection mode's run.
+const inspectionTimeout = 30 * time.Second
+
+// AddInspection adds a PLINTH_INSPECT mode, for a module's admin command
+// run through the application's own binary: PLINTH_INSPECT="name arg..."
+// calls fn with the words after the name (within 30s), writes its output
+// as routes' is written, and exits 0; fn's error is Run's. The jobs
+// package adds "jobs" (`plinth jobs list`). As with every mode, it works
+// only in a plinth_inspect build, and runs before the OnStart hooks: fn
+// uses what the program opened before Run. routes and openapi cannot be
+// replaced; adding a name twice panics.
+func (a *App) AddInspection(name string, fn Inspection) {
+	a.mustBeOpen()
+	if name == "" || strings.ContainsAny(name, " \t") || name == "routes" || name == "openapi" || fn == nil {
+		panic(fmt.Sprintf("plinth: AddInspection(%q): a name of one word, not routes or openapi, and a function", name))
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, dup := a.inspections[name]; dup {
+		panic(fmt.Sprintf("plinth: AddInspection(%q): added twice", name))
+	}
+	if a.inspections == nil {
+		a.inspections = make(map[string]Inspection)
+	}
+	a.inspections[name] = fn
+}
+
 // inspectedRoute is one route of PLINTH_INSPECT=routes.
 type inspectedRoute struct {
 	Method  string `json:"method"`
@@ -84,5 +121,30 @@ func (a *App) inspection(mode string) ([]byte, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("plinth: %s=%q: want routes or openapi (or nothing, to serve)", inspectEnv, mode)
+	words := strings.Fields(mode)
+	a.mu.Lock()
+	var fn Inspection
+	if len(words) > 0 {
+		fn = a.inspections[words[0]]
+	}
+	added := slices.Sorted(maps.Keys(a.inspections))
+	a.mu.Unlock()
+	if fn != nil {
+		a.Build()
+		ctx, cancel := context.WithTimeout(context.Background(), inspectionTimeout)
+		defer cancel()
+		out, err := fn(ctx, words[1:])
+		if err != nil {
+			return nil, fmt.Errorf("plinth: %s=%q: %w", inspectEnv, mode, err)
+		}
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		return out, nil
+	}
+	also := ""
+	if len(added) > 0 {
+		also = ", " + strings.Join(added, ", ")
+	}
+	return nil, fmt.Errorf("plinth: %s=%q: want routes or openapi%s (or nothing, to serve)", inspectEnv, mode, also)
 }

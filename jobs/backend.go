@@ -63,9 +63,16 @@ type ListParams struct {
 	States []State
 	// Kinds filters by kind; empty means every kind.
 	Kinds []string
-	// Limit bounds the result (default 100).
+	// Limit bounds the result: default DefaultListLimit (100), at most
+	// MaxListLimit.
 	Limit int
 }
+
+// The bounds of ListParams.Limit.
+const (
+	DefaultListLimit = 100
+	MaxListLimit     = 10000
+)
 
 // Worker is what the Client hands a Backend to run jobs: it decodes the
 // execution's arguments and calls the kind's worker.
@@ -75,8 +82,17 @@ type Worker func(ctx context.Context, e *Execution) error
 // PostgreSQL and SQLite; jobstest has an inline one for tests.
 type Backend interface {
 	// Insert stores the batch (one transaction), joining the transaction
-	// ctx carries when the backend recognises one, and returns one Result
-	// per Insert, in order.
+	// ctx carries when the backend recognises one (the data layer's:
+	// data.TxFrom, data.PgxTxFrom), and returns one Result per Insert, in
+	// order, with InTx set when it joined one.
+	//
+	// Uniqueness: an Insert with a UniqueKey is a duplicate when the
+	// backend holds a job of the same kind and key in any state
+	// (available, scheduled, running, retryable, completed, discarded,
+	// cancelled) until the job's retention ends; it then returns that
+	// job's ID with Duplicate set and inserts nothing. The periodic jobs
+	// (Every, Cron) rely on this: instances that enqueue the same tick
+	// must get one job, even when the first has already completed.
 	Insert(ctx context.Context, batch []Insert) ([]Result, error)
 	// Start begins working the named queues (name to concurrency) with
 	// kinds, the registered kinds, calling work for each job; it returns

@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Client enqueues jobs on a Backend and runs the registered workers.
@@ -17,8 +21,12 @@ import (
 type Client struct {
 	backend Backend
 
-	mu    sync.RWMutex
-	kinds map[string]*kind
+	mu       sync.RWMutex
+	kinds    map[string]*kind
+	periodic []*periodic
+
+	log     atomic.Pointer[slog.Logger] // nil: slog.Default()
+	timeout atomic.Int64                // one execution's bound (Config.JobTimeout)
 }
 
 // kind is one registered job kind.
@@ -34,7 +42,17 @@ func NewClient(b Backend) *Client {
 	if b == nil {
 		panic("jobs: NewClient needs a Backend")
 	}
-	return &Client{backend: b, kinds: make(map[string]*kind)}
+	c := &Client{backend: b, kinds: make(map[string]*kind)}
+	c.timeout.Store(int64(DefaultJobTimeout))
+	return c
+}
+
+// logger is the logger Attach gave c, else slog.Default().
+func (c *Client) logger() *slog.Logger {
+	if l := c.log.Load(); l != nil {
+		return l
+	}
+	return slog.Default()
 }
 
 // Backend returns the Client's Backend.
@@ -154,15 +172,64 @@ func (c *Client) prepare(args Args, opts []Option) (Insert, error) {
 }
 
 // Work is the Worker the Client hands its Backend: it runs the execution's
-// kind, or discards a job whose kind this process does not know.
-func (c *Client) Work(ctx context.Context, e *Execution) error {
+// kind within the job timeout (Config.JobTimeout, default
+// DefaultJobTimeout: the worker's context is cancelled when it passes),
+// or discards a job whose kind this process does not know. A worker's
+// panic is recovered into the attempt's error (retried like any other),
+// its stack logged; the process goes on. Failures are logged with the
+// job's id, kind and attempt through the App's logger (Attach).
+func (c *Client) Work(ctx context.Context, e *Execution) (err error) {
 	c.mu.RLock()
 	k, ok := c.kinds[e.Kind]
 	c.mu.RUnlock()
 	if !ok {
-		return Discard(fmt.Errorf("%w %q in this process", ErrUnknownKind, e.Kind))
+		err = Discard(fmt.Errorf("%w %q in this process", ErrUnknownKind, e.Kind))
+		c.logger().LogAttrs(ctx, slog.LevelError, "jobs: job discarded: its kind is not registered in this process",
+			slog.Int64("job_id", e.ID), slog.String("kind", e.Kind), slog.Int("attempt", e.Attempt))
+		return err
 	}
-	return k.run(ctx, e)
+	if d := time.Duration(c.timeout.Load()); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("jobs: job timeout of %s passed", d))
+		defer cancel()
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("jobs: worker panicked: %v", r)
+			c.logger().LogAttrs(ctx, slog.LevelError, "jobs: worker panicked",
+				slog.Int64("job_id", e.ID), slog.String("kind", e.Kind), slog.Int("attempt", e.Attempt),
+				slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
+		}
+	}()
+	err = k.run(ctx, e)
+	if err != nil {
+		if cerr := context.Cause(ctx); cerr != nil && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w (%w)", err, cerr)
+		}
+		c.logWorkError(ctx, e, err)
+	}
+	return err
+}
+
+// logWorkError logs an attempt's failure, or a control error's outcome.
+func (c *Client) logWorkError(ctx context.Context, e *Execution, err error) {
+	attrs := []slog.Attr{slog.Int64("job_id", e.ID), slog.String("kind", e.Kind), slog.Int("attempt", e.Attempt), slog.Int("max_attempts", e.MaxAttempts)}
+	if ce, ok := errors.AsType[*ControlError](err); ok {
+		switch ce.Outcome {
+		case OutcomeSnooze:
+			c.logger().LogAttrs(ctx, slog.LevelDebug, "jobs: job snoozed", append(attrs, slog.Duration("after", ce.After))...)
+		case OutcomeCancel:
+			c.logger().LogAttrs(ctx, slog.LevelWarn, "jobs: job cancelled", append(attrs, slog.String("error", errString(ce.Err)))...)
+		default:
+			c.logger().LogAttrs(ctx, slog.LevelError, "jobs: job discarded", append(attrs, slog.String("error", errString(ce.Err)))...)
+		}
+		return
+	}
+	level := slog.LevelWarn
+	if e.Attempt >= e.MaxAttempts {
+		level = slog.LevelError // the last attempt: the job is discarded
+	}
+	c.logger().LogAttrs(ctx, level, "jobs: job failed", append(attrs, slog.String("error", err.Error()))...)
 }
 
 // Job returns the stored job with the ID.

@@ -6,6 +6,7 @@
 //	plinth new PATH [--template minimal|api|web|modular] [--module PATH] [--replace DIR]
 //	plinth routes [--json] [PKG]
 //	plinth openapi [PKG]
+//	plinth jobs [--json] [--pkg PKG] list|failed|show ID|retry ID|cancel ID
 //	plinth dev [PKG]
 //	plinth version
 //

@@ -23,6 +23,8 @@ Usage:
 	plinth routes [--json] [PKG]
 	                        print the route table of the application in PKG (default .)
 	plinth openapi [PKG]    print its OpenAPI document
+	plinth jobs [--json] [--pkg PKG] list|failed|show ID|retry ID|cancel ID
+	                        list, retry or cancel the application's jobs
 	plinth dev [PKG]        build, run, and rebuild and restart on changes
 	plinth version          print the version of plinth and of Go
 
@@ -60,6 +62,8 @@ func runIn(env *environment, args []string) int {
 		err = cmdInspect(env, "routes", rest)
 	case "openapi":
 		err = cmdInspect(env, "openapi", rest)
+	case "jobs":
+		err = cmdJobs(env, rest)
 	case "dev":
 		err = cmdDev(env, rest)
 	case "version":

@@ -1,0 +1,151 @@
+package jobs
+
+import (
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/plinth-go/plinth/internal/envconf"
+)
+
+// Role is what a process does with jobs: every role declares the kinds
+// (so that Enqueue works and refuses unknown ones) and serves HTTP (the
+// probes, the admin routes); only RoleWorker and RoleAll run workers and
+// periodic schedules.
+type Role string
+
+// The roles.
+const (
+	// RoleAll serves requests and runs workers: one process does
+	// everything (the default).
+	RoleAll Role = "all"
+	// RoleWeb serves requests and enqueues; it runs no worker and no
+	// periodic schedule.
+	RoleWeb Role = "web"
+	// RoleWorker runs workers and periodic schedules; its HTTP server
+	// still answers the probes and whatever routes the App has.
+	RoleWorker Role = "worker"
+)
+
+// The defaults of Config.
+const (
+	// DefaultJobTimeout bounds one execution of a job: a finite timeout
+	// is what lets a backend rescue the job of a killed process (River
+	// rescues a running job only after its timeout has passed).
+	DefaultJobTimeout = time.Minute
+	// DefaultConcurrency is the worker count of the default queue.
+	DefaultConcurrency = 10
+	// MaxJobTimeout bounds JobTimeout (a day): longer work is split into
+	// jobs that record their progress.
+	MaxJobTimeout = 24 * time.Hour
+)
+
+// Config is the worker configuration Attach resolves. Its zero value means
+// the defaults; the environment variables named on each field override it,
+// and a bad value fails the App's start with an error naming the variable.
+type Config struct {
+	// Queues maps each queue the process works to its number of
+	// concurrent workers. Default {"default": DefaultConcurrency}: jobs
+	// enqueued on another queue wait until a process works it.
+	Queues map[string]int
+
+	// JobTimeout bounds one execution: the worker's context is cancelled
+	// when it passes, and the attempt fails (it is retried). Default
+	// DefaultJobTimeout (1m), at most MaxJobTimeout. It cannot be switched
+	// off: with no timeout a job whose process was killed is never
+	// rescued. PLINTH_JOB_TIMEOUT (a Go duration such as 30s or 5m).
+	JobTimeout time.Duration
+
+	// Role says whether this process runs workers. Default RoleAll.
+	// PLINTH_ROLE (web, worker or all).
+	Role Role
+}
+
+// envNames returns the variables Config reads: Attach declares them to the
+// App so that its check of misspelled PLINTH_* variables knows them.
+func envNames() []string {
+	e := envconf.New(func(string) (string, bool) { return "", false })
+	var c Config
+	c.read(e)
+	return e.Names()
+}
+
+// read overlays the variables on c.
+func (c *Config) read(e *envconf.Reader) {
+	if v, ok := e.Lookup("PLINTH_JOB_TIMEOUT"); ok {
+		d, err := time.ParseDuration(v)
+		switch {
+		case v == "off" || v == "none" || v == "-1" || (err == nil && d <= 0):
+			e.Failf("PLINTH_JOB_TIMEOUT=%q: a job timeout cannot be switched off: with none, a job whose process was killed is never rescued; give a finite duration such as 5m (default %s)", v, DefaultJobTimeout)
+		case err != nil:
+			e.Failf("PLINTH_JOB_TIMEOUT=%q: not a duration (use Go syntax such as 30s or 5m)", v)
+		default:
+			c.JobTimeout = d
+		}
+	}
+	if v, ok := e.Lookup("PLINTH_ROLE"); ok {
+		switch r := Role(strings.ToLower(v)); r {
+		case RoleAll, RoleWeb, RoleWorker:
+			c.Role = r
+		default:
+			e.Failf("PLINTH_ROLE=%q: want web, worker or all", v)
+		}
+	}
+}
+
+// ResolveConfig applies the environment (PLINTH_JOB_TIMEOUT, PLINTH_ROLE)
+// and the defaults to c, as Attach does; a backend module reads the result
+// (jobs/river sets River's job timeout and rescue delay from JobTimeout).
+// Every bad value is named in the one error.
+func ResolveConfig(c Config) (Config, error) { return c.resolve(os.LookupEnv) }
+
+// resolve is ResolveConfig over lookup.
+func (c Config) resolve(lookup func(string) (string, bool)) (Config, error) {
+	e := envconf.New(lookup)
+	c.read(e)
+	switch {
+	case c.JobTimeout == 0:
+		c.JobTimeout = DefaultJobTimeout
+	case c.JobTimeout < 0:
+		e.Failf("Config.JobTimeout %s: a job timeout cannot be switched off: with none, a job whose process was killed is never rescued (0 means the default, %s)", c.JobTimeout, DefaultJobTimeout)
+	case c.JobTimeout > MaxJobTimeout:
+		e.Failf("Config.JobTimeout %s: at most %s; split longer work into jobs that record their progress", c.JobTimeout, MaxJobTimeout)
+	}
+	switch c.Role {
+	case "":
+		c.Role = RoleAll
+	case RoleAll, RoleWeb, RoleWorker:
+	default:
+		e.Failf("Config.Role %q: want jobs.RoleWeb, jobs.RoleWorker or jobs.RoleAll", c.Role)
+	}
+	if len(c.Queues) == 0 {
+		c.Queues = map[string]int{DefaultQueue: DefaultConcurrency}
+	} else {
+		qs := make(map[string]int, len(c.Queues))
+		for _, name := range slices.Sorted(maps.Keys(c.Queues)) {
+			n := c.Queues[name]
+			switch {
+			case !validName(name):
+				e.Failf("Config.Queues: queue name %q: use 1 to 128 letters, digits, '_', '-' or '.'", name)
+			case n < 1:
+				e.Failf("Config.Queues[%q] = %d: a queue needs at least one worker", name, n)
+			}
+			qs[name] = n
+		}
+		c.Queues = qs
+	}
+	return c, e.Err("jobs")
+}
+
+// Workers reports whether the role runs workers and periodic schedules.
+func (r Role) Workers() bool { return r == RoleAll || r == RoleWorker || r == "" }
+
+// String returns the role's name.
+func (r Role) String() string {
+	if r == "" {
+		return string(RoleAll)
+	}
+	return string(r)
+}

@@ -1,0 +1,5 @@
+package jobstest_test
+
+import "runtime"
+
+func runtimeGoexit() { runtime.Goexit() }
