@@ -5,6 +5,7 @@ import (
 	"mime"
 	"net/mail"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -117,7 +118,6 @@ func (m *Message) check() (*parsed, error) {
 	var errs []string
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	p := &parsed{}
-	seen := map[string]bool{}
 	addr := func(field, s string) *mail.Address {
 		if badHeaderByte(s) {
 			fail("%s %q contains a CR, LF or NUL", field, s)
@@ -135,8 +135,7 @@ func (m *Message) check() (*parsed, error) {
 		for _, s := range list {
 			if a := addr(field, s); a != nil {
 				out = append(out, a)
-				if key := strings.ToLower(a.Address); !seen[key] {
-					seen[key] = true
+				if !slices.ContainsFunc(p.envelope.To, func(s string) bool { return strings.EqualFold(s, a.Address) }) {
 					p.envelope.To = append(p.envelope.To, a.Address)
 				}
 			}

@@ -62,7 +62,22 @@ func (c *countWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-func (c *countWriter) str(s string) { io.WriteString(c, s) }
+// WriteString writes s without a copy when the destination takes strings.
+func (c *countWriter) WriteString(s string) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	sw, ok := c.w.(io.StringWriter)
+	if !ok {
+		return c.Write([]byte(s))
+	}
+	n, err := sw.WriteString(s)
+	c.n += int64(n)
+	c.err = err
+	return n, err
+}
+
+func (c *countWriter) str(s string) { c.WriteString(s) }
 
 func (m *Message) write(w *countWriter, p *parsed) error {
 	date := m.Date
@@ -198,8 +213,9 @@ func header(w *countWriter, name, value string) {
 	line := len(name) + 2
 	w.str(name)
 	w.str(": ")
-	for i, word := range strings.Split(value, " ") {
-		if i > 0 {
+	for first := true; ; first = false {
+		word, rest, more := strings.Cut(value, " ")
+		if !first {
 			if line+1+len(word) > 78 {
 				w.str("\r\n ")
 				line = 1
@@ -210,6 +226,10 @@ func header(w *countWriter, name, value string) {
 		}
 		w.str(word)
 		line += len(word)
+		if !more {
+			break
+		}
+		value = rest
 	}
 	w.str("\r\n")
 }

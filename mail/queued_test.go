@@ -10,82 +10,10 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth/jobs"
+	"github.com/plinth-go/plinth/jobs/jobstest"
 	"github.com/plinth-go/plinth/mail"
 	"github.com/plinth-go/plinth/mail/mailtest"
 )
-
-// inline is a minimal jobs.Backend for these tests: Insert stores, drain
-// runs every job until it finishes, retrying at once (no backoff).
-type inline struct {
-	mu   sync.Mutex
-	jobs []*jobs.Info
-	work jobs.Worker
-}
-
-func (b *inline) Insert(ctx context.Context, batch []jobs.Insert) ([]jobs.Result, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []jobs.Result
-	for _, in := range batch {
-		id := int64(len(b.jobs) + 1)
-		b.jobs = append(b.jobs, &jobs.Info{ID: id, Kind: in.Kind, Queue: in.Queue, State: jobs.StateAvailable, MaxAttempts: in.MaxAttempts, Args: in.Args})
-		out = append(out, jobs.Result{ID: id})
-	}
-	return out, nil
-}
-
-func (b *inline) Start(ctx context.Context, queues map[string]int, kinds []string, work jobs.Worker) error {
-	b.work = work
-	return nil
-}
-func (b *inline) Stop(soft, hard context.Context) error { return nil }
-func (b *inline) Job(ctx context.Context, id int64) (jobs.Info, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if id < 1 || int(id) > len(b.jobs) {
-		return jobs.Info{}, jobs.ErrNotFound
-	}
-	return *b.jobs[id-1], nil
-}
-func (b *inline) List(ctx context.Context, p jobs.ListParams) ([]jobs.Info, error) { return nil, nil }
-func (b *inline) Retry(ctx context.Context, id int64) (jobs.Info, error)           { return jobs.Info{}, nil }
-func (b *inline) Cancel(ctx context.Context, id int64) (jobs.Info, error)          { return jobs.Info{}, nil }
-func (b *inline) Ping(ctx context.Context) error                                   { return nil }
-
-// drain runs every unfinished job to its end.
-func (b *inline) drain(ctx context.Context, c *jobs.Client) {
-	for {
-		b.mu.Lock()
-		var j *jobs.Info
-		for _, x := range b.jobs {
-			if x.State == jobs.StateAvailable || x.State == jobs.StateRetryable {
-				j = x
-				break
-			}
-		}
-		b.mu.Unlock()
-		if j == nil {
-			return
-		}
-		j.Attempt++
-		j.State = jobs.StateRunning
-		err := c.Work(ctx, &jobs.Execution{ID: j.ID, Kind: j.Kind, Args: j.Args, Attempt: j.Attempt, MaxAttempts: j.MaxAttempts, Queue: j.Queue, Errors: j.Errors})
-		if err != nil {
-			j.Errors = append(j.Errors, jobs.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: err.Error()})
-		}
-		var ce *jobs.ControlError
-		switch {
-		case err == nil:
-			j.State = jobs.StateCompleted
-		case errors.As(err, &ce) && ce.Outcome == jobs.OutcomeDiscard:
-			j.State = jobs.StateDiscarded
-		case j.Attempt >= j.MaxAttempts:
-			j.State = jobs.StateDiscarded
-		default:
-			j.State = jobs.StateRetryable
-		}
-	}
-}
 
 // scripted fails the first len(errs) sends with errs, in order, then
 // records in mem.
@@ -107,8 +35,8 @@ func (s *scripted) Send(ctx context.Context, m *mail.Message) error {
 	return s.mem.Send(ctx, m)
 }
 
-func newQueue(t *testing.T, deliverer mail.Mailer) (*inline, *jobs.Client, *mail.Queued) {
-	b := &inline{}
+func newQueue(t *testing.T, deliverer mail.Mailer) (*jobstest.Backend, *jobs.Client, *mail.Queued) {
+	b := jobstest.New()
 	c := jobs.NewClient(b)
 	mail.HandleQueued(c, deliverer)
 	return b, c, mail.NewQueued(c)
@@ -140,7 +68,7 @@ func TestQueuedDelivers(t *testing.T) {
 		t.Fatalf("job arguments %s (%v)", info.Args, err)
 	}
 	mailtest.Count(t, mem, 0) // nothing is sent before the worker runs
-	b.drain(ctx, c)
+	b.RunAll(ctx, c)
 	info, _ = b.Job(ctx, res.ID)
 	if info.State != jobs.StateCompleted || info.Attempt != 3 || len(info.Errors) != 2 {
 		t.Fatalf("state %s attempt %d errors %v, want completed on attempt 3 with 2 errors", info.State, info.Attempt, info.Errors)
@@ -162,7 +90,7 @@ func TestQueuedPermanentDiscards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.drain(ctx, c)
+	b.RunAll(ctx, c)
 	info, _ := b.Job(ctx, res.ID)
 	if info.State != jobs.StateDiscarded || info.Attempt != 1 || len(info.Errors) != 1 || !strings.Contains(info.Errors[0].Error, "550 5.1.1 no such user") {
 		t.Fatalf("state %s attempt %d errors %v, want discarded after 1 attempt with the 550 recorded", info.State, info.Attempt, info.Errors)
@@ -189,10 +117,8 @@ func TestQueuedRefusesBadInput(t *testing.T) {
 	if err := q.Send(ctx, big); !errors.Is(err, jobs.ErrTooLarge) {
 		t.Errorf("oversize: Send = %v, want jobs.ErrTooLarge", err)
 	}
-	if len(b.jobs) != 0 {
-		t.Fatalf("%d jobs enqueued, want 0", len(b.jobs))
-	}
-	unregistered := mail.NewQueued(jobs.NewClient(&inline{}))
+	b.AssertNone(t)
+	unregistered := mail.NewQueued(jobs.NewClient(jobstest.New()))
 	if err := unregistered.Send(ctx, valid()); !errors.Is(err, jobs.ErrUnknownKind) {
 		t.Errorf("without HandleQueued: %v, want jobs.ErrUnknownKind", err)
 	}
@@ -201,7 +127,7 @@ func TestQueuedRefusesBadInput(t *testing.T) {
 // TestQueuedOptions: options given to NewQueued and to Enqueue apply.
 func TestQueuedOptions(t *testing.T) {
 	ctx := context.Background()
-	b := &inline{}
+	b := jobstest.New()
 	c := jobs.NewClient(b)
 	mail.HandleQueued(c, mailtest.New())
 	q := mail.NewQueued(c, jobs.MaxAttempts(3), jobs.Queue("mail"))
@@ -213,4 +139,63 @@ func TestQueuedOptions(t *testing.T) {
 	if info.MaxAttempts != 3 || info.Queue != "mail" {
 		t.Fatalf("job %+v", info)
 	}
+}
+
+// TestQueuedInTransaction: a mail sent in a transaction that rolls back is
+// never enqueued nor sent; one whose transaction commits is sent once.
+func TestQueuedInTransaction(t *testing.T) {
+	ctx := context.Background()
+	mem := mailtest.New()
+	b, c, q := newQueue(t, mem)
+	txCtx, tx := b.Begin(ctx)
+	res, err := q.Enqueue(txCtx, valid())
+	if err != nil || !res.InTx {
+		t.Fatalf("Enqueue in a transaction: %+v, %v", res, err)
+	}
+	tx.Rollback()
+	b.RunAll(ctx, c)
+	b.AssertNone(t)
+	mailtest.Count(t, mem, 0)
+
+	txCtx, tx = b.Begin(ctx)
+	if err := q.Send(txCtx, valid()); err != nil {
+		t.Fatal(err)
+	}
+	b.RunAll(ctx, c)
+	mailtest.Count(t, mem, 0) // not before the commit
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b.RunAll(ctx, c)
+	mailtest.Count(t, mem, 1)
+}
+
+// TestQueuedBackoff: a transient failure is retried after the queue's
+// backoff, not at once.
+func TestQueuedBackoff(t *testing.T) {
+	ctx := context.Background()
+	mem := mailtest.New()
+	d := &scripted{mem: mem, errs: []error{errors.New("451 4.3.0 try later")}}
+	b, c, q := newQueue(t, d)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b.SetClock(func() time.Time { return now })
+	res, err := q.Enqueue(ctx, valid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Drain(ctx, c)
+	info, _ := b.Job(ctx, res.ID)
+	if info.State != jobs.StateRetryable || info.Attempt != 1 {
+		t.Fatalf("after the 451: %s attempt %d, want retryable after attempt 1", info.State, info.Attempt)
+	}
+	b.Drain(ctx, c) // nothing is due yet
+	if info, _ = b.Job(ctx, res.ID); info.Attempt != 1 {
+		t.Fatalf("retried at once (attempt %d)", info.Attempt)
+	}
+	now = now.Add(jobstest.Backoff(1))
+	b.Drain(ctx, c)
+	if info, _ = b.Job(ctx, res.ID); info.State != jobs.StateCompleted || info.Attempt != 2 {
+		t.Fatalf("after the backoff: %s attempt %d", info.State, info.Attempt)
+	}
+	mailtest.Count(t, mem, 1)
 }

@@ -6,6 +6,7 @@ replace (
 	github.com/plinth-go/plinth => ../..
 	github.com/plinth-go/plinth/data => ../../data
 	github.com/plinth-go/plinth/jobs/river => ../../jobs/river
+	github.com/plinth-go/plinth/mail/smtp => ../../mail/smtp
 )
 
 require (
@@ -13,10 +14,12 @@ require (
 	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
 	github.com/plinth-go/plinth/data v0.0.0-00010101000000-000000000000
 	github.com/plinth-go/plinth/jobs/river v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth/mail/smtp v0.0.0-00010101000000-000000000000
 	github.com/riverqueue/river v0.51.2
 	github.com/riverqueue/river/riverdriver/riverdatabasesql v0.51.2
 	github.com/riverqueue/river/riverdriver/riverpgxv5 v0.51.2
 	github.com/riverqueue/river/riverdriver/riversqlite v0.51.2
+	github.com/wneessen/go-mail v0.8.1
 )
 
 require (
@@ -36,6 +39,7 @@ require (
 	github.com/tidwall/match v1.2.0 // indirect
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
+	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect

@@ -1,0 +1,5 @@
+//go:build race
+
+package mail_test
+
+const raceEnabled = true
