@@ -3,8 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	rediscache "github.com/plinth-go/plinth/cache/redis"
+	smtpmail "github.com/plinth-go/plinth/mail/smtp"
+	"net/url"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/cache"
@@ -63,7 +69,28 @@ func TestCheckEnqueueRefuses(t *testing.T) {
 // Send, nothing sent", on the mail core the example sends with; and the
 // welcome mail as rendered: the name escaped in the HTML part only.
 func TestCheckMailRefuses(t *testing.T) {
-	mem := &mail.Memory{}
+	t.Run("memory", func(t *testing.T) {
+		mem := &mail.Memory{}
+		checkMailRefuses(t, mem, func() int { return len(mem.Sent()) })
+	})
+	t.Run("smtp", func(t *testing.T) {
+		c := newCatcher(t)
+		u, err := url.Parse(c.url())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := smtpmail.Open(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkMailRefuses(t, m, func() int { return len(c.caught()) })
+		if n := c.srv.Connections(); n != 1 {
+			t.Errorf("the SMTP server saw %d connections, want 1 (the good message's): a refused message must not reach it", n)
+		}
+	})
+}
+
+func checkMailRefuses(t *testing.T, mailer mail.Mailer, sent func() int) {
 	ctx := context.Background()
 	good := func() *mail.Message {
 		return &mail.Message{From: defaultFrom, To: []string{"a@example.com"}, Subject: "Hi", Text: "hello"}
@@ -83,35 +110,57 @@ func TestCheckMailRefuses(t *testing.T) {
 	} {
 		m := good()
 		tc.edit(m)
-		if err := mem.Send(ctx, m); err == nil {
+		if err := mailer.Send(ctx, m); err == nil {
 			t.Errorf("%s: Send = nil, want an error", tc.name)
 		}
 	}
-	if n := len(mem.Sent()); n != 0 {
+	if n := sent(); n != 0 {
 		t.Errorf("%d messages sent from bad input", n)
 	}
-	if err := mem.Send(ctx, good()); err != nil || len(mem.Sent()) != 1 {
-		t.Fatalf("a good message: %v, %d sent", err, len(mem.Sent()))
+	if err := mailer.Send(ctx, good()); err != nil || sent() != 1 {
+		t.Fatalf("a good message: %v, %d sent", err, sent())
 	}
 }
 
 // "A cache key over 1 KiB or with control characters → an error", on the
-// store the example opens by default; the computation does not run.
+// stores the example opens (memory, and Redis with PLINTH_TEST_REDIS); the
+// computation does not run.
 func TestCheckCacheKeyRefused(t *testing.T) {
-	store, err := cache.Open(cache.Config{URL: "memory:"})
-	if err != nil {
-		t.Fatal(err)
+	urls := []string{"memory:"}
+	if u := os.Getenv("PLINTH_TEST_REDIS"); u != "" {
+		sep := "?"
+		if strings.Contains(u, "?") {
+			sep = "&"
+		}
+		urls = append(urls, u+sep+"prefix=plinth-services-check-keys:")
+	} else {
+		t.Log("Redis not checked: set PLINTH_TEST_REDIS (redis://127.0.0.1:6379/0)")
 	}
-	defer store.Close()
+	for _, u := range urls {
+		t.Run(strings.SplitN(u, ":", 2)[0], func(t *testing.T) {
+			store, err := cache.Open(cache.Config{URL: u}, cache.WithOpener(rediscache.Open, "redis", "rediss"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			checkKeysRefused(t, store)
+		})
+	}
+}
+
+func checkKeysRefused(t *testing.T, store cache.Store) {
 	r := newReports(store)
-	for _, k := range []string{strings.Repeat("k", cache.MaxKeyLen), "a\nb", "a\rb", "a\x00b", "a\x7fb"} {
+	for _, k := range []string{strings.Repeat("k", cache.MaxKeyLen+1), "a\nb", "a\rb", "a\x00b", "a\x7fb"} {
 		_, _, _, err := r.get(context.Background(), k)
 		var p *plinth.Problem
 		if !errors.As(err, &p) || p.Status != 400 {
 			t.Errorf("report key %.20q (%d bytes): %v, want a 400 problem", k, len(k), err)
 		}
+		if err := store.Set(context.Background(), k, []byte("v"), 0); !errors.Is(err, cache.ErrBadKey) {
+			t.Errorf("Set of key %.20q (%d bytes): %v, want cache.ErrBadKey", k, len(k), err)
+		}
 	}
-	if _, computed, _, err := r.get(context.Background(), "fine"); err != nil || !computed {
+	if _, computed, _, err := r.get(context.Background(), fmt.Sprintf("fine-%d", time.Now().UnixNano())); err != nil || !computed {
 		t.Errorf("a good key: computed %v, %v", computed, err)
 	}
 }
