@@ -222,9 +222,10 @@ func TestCheckSIGTERMLongJob(t *testing.T) {
 			t.Errorf("exited %s after SIGTERM, want within the grace (%s) and a second of process exit", took, grace)
 		}
 		t.Logf("SIGTERM during a 6 s job with a %s grace: exit %d after %s", grace, code, took.Round(10*time.Millisecond))
-		state, _ := w.jobRow(id)
-		if state == "running" || state == "completed" {
-			t.Errorf("after the hand-back job %d is %s, want it back in the queue", id, state)
+		// Handed back: available again, the interrupted run not counted as
+		// an attempt (docs/jobs-river.md).
+		if state, attempt := w.jobRow(id); state != "available" || attempt != 0 {
+			t.Errorf("after the hand-back job %d is %s at attempt %d, want available at attempt 0 (not running)", id, state, attempt)
 		}
 		if got := w.effects("long"); len(got) != 0 {
 			t.Errorf("the interrupted job wrote effects %v", got)
@@ -415,16 +416,17 @@ func (in *instance) readyz() (int, map[string]string) {
 	return res.StatusCode, states
 }
 
-// "A closed Redis port still serves (computed) and readiness says degraded."
+// "A closed Redis port still serves (computed) and readiness says degraded";
+// a closed SMTP port degrades readiness too, without failing it.
 func TestCheckCacheDown(t *testing.T) {
 	w := newWorld(t, onSQLite)
 	w.cacheURL = "redis://" + closedPort(t) + "/0"
-	in := w.start("all")
+	in := w.start("all", "PLINTH_MAIL_URL=smtp://"+closedPort(t)+"?tls=none") // the mail server down too
 	expectReport(t, in, "down", "miss", "1")
 	expectReport(t, in, "down", "miss", "2")
 	status, states := in.readyz()
-	if status != http.StatusOK || states["cache"] != "degraded" || states["db"] != "ok" || states["queue"] != "ok" {
-		t.Errorf("/readyz with Redis down: %d %v, want 200 with cache degraded, db and queue ok", status, states)
+	if status != http.StatusOK || states["cache"] != "degraded" || states["mail"] != "degraded" || states["db"] != "ok" || states["queue"] != "ok" {
+		t.Errorf("/readyz with Redis and SMTP down: %d %v, want 200 with cache and mail degraded, db and queue ok", status, states)
 	}
 }
 
