@@ -16,7 +16,7 @@ package bench
 //
 // Run:
 //
-//	cd bench && flock /tmp/plinth-wallclock.lock go test -run '^$' -bench 'JobsEnqueue' -benchmem -count 5
+//	bench/run-jobs.sh   (interleaved passes, one CPU, under the wall-clock lock)
 //
 // The figures are in BENCHMARKS.md, "Jobs: the enqueue path".
 
