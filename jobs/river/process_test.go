@@ -5,23 +5,23 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/jobs"
 )
 
 // The subprocess tests run this test binary as a worker process (childEnv
-// set): it works the sleep kind on the database of RIVER_CHILD_DB until
-// SIGTERM, then stops as jobs.Attach does (the soft stop until the grace
-// less a margin, then the hard stop), and exits 0.
+// set): an App with jobs.Attach working the sleep kind on the database of
+// RIVER_CHILD_DB until SIGTERM, then exiting 0 (childMain).
 const childEnv = "RIVER_CHILD_DB"
 
 func TestMain(m *testing.M) {
@@ -61,6 +61,10 @@ func handleSleep(c *jobs.Client, db *data.DB, out io.Writer) {
 	})
 }
 
+// childMain is a tiny application: a plinth App with the jobs Client
+// attached (jobs.Attach: workers start with the App, the soft stop at the
+// drain, the hard stop at the grace less jobs.StopMargin), stopped by
+// SIGTERM through App.Run.
 func childMain(url string) int {
 	ctx := context.Background()
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "child:", err); return 2 }
@@ -72,26 +76,20 @@ func childMain(url string) int {
 	timeout, _ := time.ParseDuration(os.Getenv("RIVER_CHILD_TIMEOUT"))
 	margin, _ := time.ParseDuration(os.Getenv("RIVER_CHILD_MARGIN"))
 	grace, _ := time.ParseDuration(os.Getenv("RIVER_CHILD_GRACE"))
-	b, err := New(db, Config{JobTimeout: timeout, RescueMargin: margin, FetchPollInterval: 100 * time.Millisecond, Lookup: noEnv})
+	b, err := New(db, Config{JobTimeout: timeout, RescueMargin: margin, FetchPollInterval: 100 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), Lookup: noEnv})
 	if err != nil {
 		return fail(err)
 	}
 	c := jobs.NewClient(b)
 	handleSleep(c, db, os.Stdout)
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM)
-	if err := b.Start(ctx, nil, c.Kinds(), c.Work); err != nil {
-		return fail(err)
-	}
-	fmt.Println("ready")
-	<-sig
-	end := time.Now().Add(grace)
-	stopMargin := min(grace/10, 2*time.Second) // jobs.StopMargin
-	soft, cancel := context.WithDeadline(ctx, end.Add(-stopMargin))
-	defer cancel()
-	hard, cancel2 := context.WithDeadline(ctx, end.Add(-stopMargin/2))
-	defer cancel2()
-	if err := b.Stop(soft, hard); err != nil {
+	app := plinth.New()
+	app.Config.Addr = "127.0.0.1:0"
+	app.Config.ShutdownTimeout = grace
+	app.Config.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	jobs.Attach(app, c, jobs.Config{JobTimeout: timeout})
+	app.OnStart(func(context.Context) error { fmt.Println("ready"); return nil })
+	if err := app.Run(); err != nil {
 		return fail(err)
 	}
 	fmt.Println("stopped")
@@ -264,9 +262,9 @@ func TestProcessSIGTERMLongJob(t *testing.T) {
 	for _, e := range engines(t) {
 		t.Run(e.name, func(t *testing.T) {
 			p := newProcessFixture(t, e.url(t))
-			const grace = 2 * time.Second
-			c := startChild(t, p.url, 10*time.Second, time.Second, grace)
-			id := p.enqueue(t, 4000)
+			const grace = 5 * time.Second // the hard stop ends 250ms before it (jobs.StopMargin/2)
+			c := startChild(t, p.url, 20*time.Second, time.Second, grace)
+			id := p.enqueue(t, 8000)
 			c.expect(t, "started", 30*time.Second)
 			t0 := time.Now()
 			c.cmd.Process.Signal(syscall.SIGTERM)
@@ -282,7 +280,7 @@ func TestProcessSIGTERMLongJob(t *testing.T) {
 			if in.State != jobs.StateAvailable || in.Attempt != 0 || len(p.effects(t, id)) != 0 {
 				t.Fatalf("after the stop: %+v, effects %v: want available, attempt 0, no effect", in, p.effects(t, id))
 			}
-			c = startChild(t, p.url, 10*time.Second, time.Second, grace)
+			c = startChild(t, p.url, 20*time.Second, time.Second, grace)
 			if gotID, attempt := started(t, c.expect(t, "started", 30*time.Second)); gotID != id || attempt != 1 {
 				t.Fatalf("after the restart: started %d attempt %d, want %d attempt 1", gotID, attempt, id)
 			}

@@ -51,9 +51,9 @@ import (
 // The defaults of Config.
 const (
 	// DefaultJobTimeout bounds one attempt of a job: its context is
-	// cancelled after it. River's own default is the same minute; Plinth
-	// refuses River's "no timeout" (-1).
-	DefaultJobTimeout = time.Minute
+	// cancelled after it. It is jobs.DefaultJobTimeout (River's own
+	// default is the same minute); Plinth refuses River's "no timeout".
+	DefaultJobTimeout = jobs.DefaultJobTimeout
 	// DefaultRescueMargin is added to the job timeout to give the age at
 	// which a job still marked running is taken for stuck (its process
 	// died) and handed back to the queue: River's own default age is one
@@ -79,10 +79,12 @@ const (
 type Config struct {
 	// JobTimeout bounds one attempt of a job; its context is cancelled
 	// after it, and the attempt fails unless the worker returns first.
-	// Default DefaultJobTimeout. PLINTH_JOB_TIMEOUT ("90s", "5m"; "0"
-	// refused) overrides it. It cannot be switched off: a negative value
-	// fails New, because a job without a timeout is never rescued when its
-	// process dies (River has no heartbeat).
+	// Give it the value of jobs.Config.JobTimeout (jobs.Attach applies the
+	// same bound in jobs.Client.Work). Default DefaultJobTimeout, at most
+	// jobs.MaxJobTimeout. PLINTH_JOB_TIMEOUT ("90s", "5m"; "0" refused),
+	// the variable jobs.Config reads, overrides it. It cannot be switched
+	// off: a negative value fails New, because a job without a timeout is
+	// never rescued when its process dies (River has no heartbeat).
 	JobTimeout time.Duration
 
 	// RescueMargin is added to JobTimeout to give River's
@@ -123,6 +125,9 @@ func (c Config) resolve() (Config, error) {
 	}
 	if c.JobTimeout < 0 {
 		return c, fmt.Errorf("jobs/river: JobTimeout %v: a job needs a finite timeout (River's -1, no timeout, leaves a job whose process died running for ever)", c.JobTimeout)
+	}
+	if c.JobTimeout > jobs.MaxJobTimeout {
+		return c, fmt.Errorf("jobs/river: JobTimeout %v: at most %v (jobs.MaxJobTimeout); split longer work into jobs that record their progress", c.JobTimeout, jobs.MaxJobTimeout)
 	}
 	if c.RescueMargin < 0 {
 		return c, fmt.Errorf("jobs/river: RescueMargin %v: must not be negative", c.RescueMargin)

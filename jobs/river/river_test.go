@@ -540,6 +540,7 @@ func TestConfig(t *testing.T) {
 		{"env -1 refused", Config{Lookup: env("-1s")}, "PLINTH_JOB_TIMEOUT", 0},
 		{"env 0 refused", Config{Lookup: env("0")}, "PLINTH_JOB_TIMEOUT", 0},
 		{"env garbage", Config{Lookup: env("soon")}, "not a duration", 0},
+		{"over a day", Config{JobTimeout: 25 * time.Hour, Lookup: noEnv}, "at most", 0},
 		{"negative margin", Config{RescueMargin: -time.Second, Lookup: noEnv}, "RescueMargin", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -42,8 +42,8 @@ import (
 
 var (
 	pgURL   = flag.String("pg", cmpOr(os.Getenv("PLINTH_TEST_POSTGRES"), "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL server URL (a database plinth_bench_jobs is created and dropped)")
-	dur     = flag.Duration("d", 3*time.Second, "duration of each timed run")
-	rounds  = flag.Int("rounds", 3, "runs of each measurement (median)")
+	dur     = flag.Duration("d", 2*time.Second, "duration of each timed run")
+	rounds  = flag.Int("rounds", 5, "runs of each measurement (median)")
 	out     = flag.String("o", "-", "output Markdown file, - for standard output")
 	batch   = flag.Int("batch", 1000, "jobs per batch insert")
 	workN   = flag.Int("work", 5000, "jobs per no-op work run")
@@ -140,19 +140,6 @@ func openEnv(ctx context.Context, name, url string) (*env, error) {
 		return nil, err
 	}
 	return e, nil
-}
-
-// rate runs op until d has passed and returns ops per second.
-func rate(d time.Duration, op func(i int) error) (float64, error) {
-	start := time.Now()
-	n := 0
-	for time.Since(start) < d {
-		if err := op(n); err != nil {
-			return 0, err
-		}
-		n++
-	}
-	return float64(n) / time.Since(start).Seconds(), nil
 }
 
 // pair measures a and b for rounds, alternating which goes first, and
@@ -264,7 +251,7 @@ func run(w io.Writer) error {
 		time.Now().UTC().Format("2006-01-02 15:04"), *dur, *rounds)
 	fmt.Fprintf(w, "- machine: %d CPUs, %s, %s; PostgreSQL %s (synchronous_commit %s) on the same machine; SQLite: modernc, WAL, a file in %s\n",
 		runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH, runtime.Version(), pgVersion, syncCommit, os.TempDir())
-	fmt.Fprintf(w, "- commit: %s; River v0.51.2; one process, Plinth and raw River alternating (median of %d runs of %v each)\n\n", strings.TrimSpace(string(rev)), *rounds, *dur)
+	fmt.Fprintf(w, "- commit: %s; River v0.51.2; one process, Plinth and raw River interleaved call by call (each rate over its own calls' time; median of %d rounds of %v of calls each), the work rates alternating run by run\n\n", strings.TrimSpace(string(rev)), *rounds, *dur)
 	fmt.Fprintf(w, "Plinth is jobs.Client.Enqueue / EnqueueMany on jobs/river (arguments checked and encoded by the Client, unique key middleware, the data layer's transaction joined); raw River is river.Client.Insert / InsertMany / InsertTx with a typed argument struct on the same pool. One client, serially, unless the row says otherwise.\n\n")
 	fmt.Fprintf(w, "| measurement | Plinth | raw River | unit | Plinth / River | note |\n|---|---:|---:|---|---:|---|\n")
 	for _, r := range rows {
@@ -282,161 +269,149 @@ func run(w io.Writer) error {
 	return nil
 }
 
+// interleave runs the ops in turn (op 0, op 1, ..., op 0, ...) until d
+// has passed per op, timing each call, and returns each op's calls per
+// second of its own time: the ops share whatever else the machine does
+// at the moment. Repeated for -rounds; the medians are returned.
+func interleave(d time.Duration, ops ...func(i int) error) ([]float64, error) {
+	per := make([][]float64, len(ops))
+	for r := 0; r < *rounds; r++ {
+		spent := make([]time.Duration, len(ops))
+		calls := make([]int, len(ops))
+		for i := 0; spent[0] < d; i++ {
+			for k, op := range ops {
+				t0 := time.Now()
+				if err := op(i); err != nil {
+					return nil, err
+				}
+				spent[k] += time.Since(t0)
+				calls[k]++
+			}
+		}
+		for k := range ops {
+			per[k] = append(per[k], float64(calls[k])/spent[k].Seconds())
+		}
+	}
+	out := make([]float64, len(ops))
+	for k := range per {
+		out[k] = median(per[k])
+	}
+	return out, nil
+}
+
 // measureEngine measures one engine's enqueue and work rates.
 func measureEngine(ctx context.Context, e *env) ([]row, error) {
 	var rows []row
 	pg := e.db.Dialect() == data.Postgres
 	// Single enqueue, its own transaction.
-	p, r, err := pair(
-		func() (float64, error) {
-			return rate(*dur, func(i int) error { _, err := e.client.Enqueue(ctx, noopArgs{N: i}); return err })
-		},
-		func() (float64, error) {
-			return rate(*dur, func(i int) error {
-				var err error
-				if pg {
-					_, err = e.rawPgx.Insert(ctx, noopArgs{N: i}, nil)
-				} else {
-					_, err = e.rawSQL.Insert(ctx, noopArgs{N: i}, nil)
-				}
-				return err
-			})
+	v, err := interleave(*dur,
+		func(i int) error { _, err := e.client.Enqueue(ctx, noopArgs{N: i}); return err },
+		func(i int) error {
+			var err error
+			if pg {
+				_, err = e.rawPgx.Insert(ctx, noopArgs{N: i}, nil)
+			} else {
+				_, err = e.rawSQL.Insert(ctx, noopArgs{N: i}, nil)
+			}
+			return err
 		})
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, row{e.name + ": single enqueue", p, r, "jobs/s", ""})
+	rows = append(rows, row{e.name + ": single enqueue", v[0], v[1], "jobs/s", ""})
 
 	// One enqueue inside an application transaction that inserts a row:
 	// the transaction's rate with and without the enqueue.
 	appInsert := "INSERT INTO app_rows (id, v) VALUES ($1, 'x')"
-	base, err := medianOf(func() (float64, error) {
-		return rate(*dur, func(i int) error {
-			return e.db.InTx(ctx, func(ctx context.Context) error { _, err := e.db.Exec(ctx, appInsert, i); return err })
+	v, err = interleave(*dur,
+		func(i int) error {
+			return e.db.InTx(ctx, func(ctx context.Context) error {
+				if _, err := e.db.Exec(ctx, appInsert, i); err != nil {
+					return err
+				}
+				_, err := e.client.Enqueue(ctx, noopArgs{N: i})
+				return err
+			})
+		},
+		func(i int) error {
+			return e.db.WithTx(ctx, func(tx *sql.Tx) error {
+				if _, err := tx.ExecContext(ctx, appInsert, i); err != nil {
+					return err
+				}
+				_, err := e.rawSQL.InsertTx(ctx, tx, noopArgs{N: i}, nil)
+				return err
+			})
+		},
+		func(i int) error {
+			return e.db.WithTx(ctx, func(tx *sql.Tx) error { _, err := tx.ExecContext(ctx, appInsert, i); return err })
 		})
-	})
 	if err != nil {
 		return nil, err
 	}
-	p, r, err = pair(
-		func() (float64, error) {
-			return rate(*dur, func(i int) error {
-				return e.db.InTx(ctx, func(ctx context.Context) error {
-					if _, err := e.db.Exec(ctx, appInsert, i); err != nil {
+	rows = append(rows, row{e.name + ": app transaction (1 row) + 1 enqueue, database/sql", v[0], v[1], "tx/s",
+		fmt.Sprintf("without the enqueue %s tx/s: the enqueue adds %.0f µs (Plinth), %.0f µs (River)", num(v[2]), 1e6/v[0]-1e6/v[2], 1e6/v[1]-1e6/v[2])})
+	if pg {
+		v, err = interleave(*dur,
+			func(i int) error {
+				return e.db.InPgxTx(ctx, pgx.TxOptions{}, func(ctx context.Context) error {
+					tx, _ := data.PgxTxFrom(ctx)
+					if _, err := tx.Exec(ctx, appInsert, i); err != nil {
 						return err
 					}
 					_, err := e.client.Enqueue(ctx, noopArgs{N: i})
 					return err
 				})
-			})
-		},
-		func() (float64, error) {
-			return rate(*dur, func(i int) error {
-				return e.db.WithTx(ctx, func(tx *sql.Tx) error {
-					if _, err := tx.ExecContext(ctx, appInsert, i); err != nil {
+			},
+			func(i int) error {
+				return e.db.WithPgxTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx) error {
+					if _, err := tx.Exec(ctx, appInsert, i); err != nil {
 						return err
 					}
-					_, err := e.rawSQL.InsertTx(ctx, tx, noopArgs{N: i}, nil)
+					_, err := e.rawPgx.InsertTx(ctx, tx, noopArgs{N: i}, nil)
 					return err
 				})
-			})
-		})
-	if err != nil {
-		return nil, err
-	}
-	rows = append(rows, row{e.name + ": app transaction (1 row) + 1 enqueue, database/sql", p, r, "tx/s",
-		fmt.Sprintf("without the enqueue %s tx/s: the enqueue adds %.0f µs (Plinth), %.0f µs (River)", num(base), 1e6/p-1e6/base, 1e6/r-1e6/base)})
-	if pg {
-		baseP, err := medianOf(func() (float64, error) {
-			return rate(*dur, func(i int) error {
+			},
+			func(i int) error {
 				return e.db.WithPgxTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx) error { _, err := tx.Exec(ctx, appInsert, i); return err })
 			})
-		})
 		if err != nil {
 			return nil, err
 		}
-		p, r, err = pair(
-			func() (float64, error) {
-				return rate(*dur, func(i int) error {
-					return e.db.InPgxTx(ctx, pgx.TxOptions{}, func(ctx context.Context) error {
-						tx, _ := data.PgxTxFrom(ctx)
-						if _, err := tx.Exec(ctx, appInsert, i); err != nil {
-							return err
-						}
-						_, err := e.client.Enqueue(ctx, noopArgs{N: i})
-						return err
-					})
-				})
-			},
-			func() (float64, error) {
-				return rate(*dur, func(i int) error {
-					return e.db.WithPgxTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx) error {
-						if _, err := tx.Exec(ctx, appInsert, i); err != nil {
-							return err
-						}
-						_, err := e.rawPgx.InsertTx(ctx, tx, noopArgs{N: i}, nil)
-						return err
-					})
-				})
-			})
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, row{e.name + ": app transaction (1 row) + 1 enqueue, pgx", p, r, "tx/s",
-			fmt.Sprintf("without the enqueue %s tx/s: the enqueue adds %.0f µs (Plinth), %.0f µs (River)", num(baseP), 1e6/p-1e6/baseP, 1e6/r-1e6/baseP)})
+		rows = append(rows, row{e.name + ": app transaction (1 row) + 1 enqueue, pgx", v[0], v[1], "tx/s",
+			fmt.Sprintf("without the enqueue %s tx/s: the enqueue adds %.0f µs (Plinth), %.0f µs (River)", num(v[2]), 1e6/v[0]-1e6/v[2], 1e6/v[1]-1e6/v[2])})
 	}
 
 	// Batch enqueue.
 	n := *batch
-	p, r, err = pair(
-		func() (float64, error) {
-			bs := make([]jobs.Batch, n)
-			for i := range bs {
-				bs[i] = jobs.Batch{Args: noopArgs{N: i}}
+	bs := make([]jobs.Batch, n)
+	ps := make([]river.InsertManyParams, n)
+	for i := range bs {
+		bs[i] = jobs.Batch{Args: noopArgs{N: i}}
+		ps[i] = river.InsertManyParams{Args: noopArgs{N: i}}
+	}
+	v, err = interleave(*dur,
+		func(int) error { _, err := e.client.EnqueueMany(ctx, bs); return err },
+		func(int) error {
+			var err error
+			if pg {
+				_, err = e.rawPgx.InsertMany(ctx, ps)
+			} else {
+				_, err = e.rawSQL.InsertMany(ctx, ps)
 			}
-			ops, err := rate(*dur, func(int) error { _, err := e.client.EnqueueMany(ctx, bs); return err })
-			return ops * float64(n), err
-		},
-		func() (float64, error) {
-			ps := make([]river.InsertManyParams, n)
-			for i := range ps {
-				ps[i] = river.InsertManyParams{Args: noopArgs{N: i}}
-			}
-			ops, err := rate(*dur, func(int) error {
-				var err error
-				if pg {
-					_, err = e.rawPgx.InsertMany(ctx, ps)
-				} else {
-					_, err = e.rawSQL.InsertMany(ctx, ps)
-				}
-				return err
-			})
-			return ops * float64(n), err
+			return err
 		})
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, row{fmt.Sprintf("%s: batch enqueue (%d a batch)", e.name, n), p, r, "jobs/s", ""})
+	rows = append(rows, row{fmt.Sprintf("%s: batch enqueue (%d a batch)", e.name, n), v[0] * float64(n), v[1] * float64(n), "jobs/s", ""})
 
 	// No-op work rate: workN jobs waiting, then the workers start.
-	p, r, err = pair(func() (float64, error) { return workRate(ctx, e, true) }, func() (float64, error) { return workRate(ctx, e, false) })
+	p, r, err := pair(func() (float64, error) { return workRate(ctx, e, true) }, func() (float64, error) { return workRate(ctx, e, false) })
 	if err != nil {
 		return nil, err
 	}
 	rows = append(rows, row{fmt.Sprintf("%s: no-op work, %d jobs, 100 workers", e.name, *workN), p, r, "jobs/s", "from start of the workers to the last job completed"})
 	return rows, nil
-}
-
-func medianOf(f func() (float64, error)) (float64, error) {
-	var v []float64
-	for r := 0; r < *rounds; r++ {
-		x, err := f()
-		if err != nil {
-			return 0, err
-		}
-		v = append(v, x)
-	}
-	return median(v), nil
 }
 
 // workRate inserts workN no-op jobs and times their work, by Plinth's
