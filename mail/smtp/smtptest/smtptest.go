@@ -9,6 +9,7 @@
 package smtptest
 
 import (
+	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -297,7 +298,7 @@ type session struct {
 }
 
 func (s *Server) session(c net.Conn, n int) {
-	ss := &session{s: s, conn: c, tp: textproto.NewConn(c), n: n, tls: s.opts.TLS == ImplicitTLS}
+	ss := &session{s: s, conn: c, tp: newConn(c), n: n, tls: s.opts.TLS == ImplicitTLS}
 	defer ss.tp.Close()
 	ss.reply("220 smtptest ESMTP ready")
 	for {
@@ -322,6 +323,36 @@ func (s *Server) session(c net.Conn, n int) {
 			return
 		}
 	}
+}
+
+// maxLine bounds a line, command or data (RFC 5321 allows 1000 bytes):
+// a client that sends an endless line gets its connection closed instead
+// of growing the server's memory.
+const maxLine = 64 << 10
+
+// newConn returns a textproto.Conn over c whose lines are bounded.
+func newConn(c net.Conn) *textproto.Conn {
+	tp := textproto.NewConn(c)
+	tp.Reader = *textproto.NewReader(bufio.NewReader(&lineLimit{r: c}))
+	return tp
+}
+
+// lineLimit fails a read once a line exceeds maxLine bytes.
+type lineLimit struct {
+	r   io.Reader
+	run int // bytes since the last '\n'
+}
+
+func (l *lineLimit) Read(b []byte) (int, error) {
+	n, err := l.r.Read(b)
+	for _, c := range b[:n] {
+		if c == '\n' {
+			l.run = 0
+		} else if l.run++; l.run > maxLine {
+			return 0, errors.New("smtptest: line longer than 64 KiB")
+		}
+	}
+	return n, err
 }
 
 // readLine reads one command line of at most 4 KiB.
@@ -370,7 +401,7 @@ func (ss *session) command(verb, arg string) bool {
 		if err := tc.Handshake(); err != nil {
 			return false
 		}
-		ss.conn, ss.tp, ss.tls = tc, textproto.NewConn(tc), true
+		ss.conn, ss.tp, ss.tls = tc, newConn(tc), true
 		ss.auth = ""
 		ss.resetTx()
 	case "AUTH":
@@ -413,12 +444,15 @@ func (ss *session) command(verb, arg string) bool {
 		}
 		ss.reply("354 end data with <CR><LF>.<CR><LF>")
 		ss.conn.SetDeadline(time.Now().Add(s.opts.Timeout))
-		data, err := io.ReadAll(io.LimitReader(ss.tp.DotReader(), int64(s.opts.MaxBytes)+1))
+		dr := ss.tp.DotReader()
+		data, err := io.ReadAll(io.LimitReader(dr, int64(s.opts.MaxBytes)+1))
 		if err != nil {
 			return false
 		}
 		if len(data) > s.opts.MaxBytes {
-			io.Copy(io.Discard, ss.tp.DotReader())
+			if _, err := io.Copy(io.Discard, dr); err != nil {
+				return false
+			}
 			ss.reply("552 5.3.4 message too big")
 			ss.resetTx()
 			return true
