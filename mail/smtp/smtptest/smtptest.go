@@ -412,8 +412,8 @@ func (ss *session) command(verb, arg string) bool {
 			ss.reply("530 5.7.0 must issue STARTTLS first")
 		case s.opts.Username != "" && ss.auth == "":
 			ss.reply("530 5.7.0 authentication required")
-		case !strings.HasPrefix(strings.ToUpper(arg), "FROM:"):
-			ss.reply("501 5.5.4 syntax: MAIL FROM:<address>")
+		case !strings.HasPrefix(strings.ToUpper(arg), "FROM:<") || !strings.Contains(arg, ">"):
+			ss.reply("501 5.5.4 syntax: MAIL FROM:<address> (RFC 5321: the path in angle brackets)")
 		default:
 			if r := s.next(StageMail); r != "" {
 				ss.reply(r)
@@ -427,8 +427,8 @@ func (ss *session) command(verb, arg string) bool {
 		switch {
 		case !ss.mail:
 			ss.reply("503 5.5.1 MAIL first")
-		case !strings.HasPrefix(strings.ToUpper(arg), "TO:"):
-			ss.reply("501 5.5.4 syntax: RCPT TO:<address>")
+		case !strings.HasPrefix(strings.ToUpper(arg), "TO:<") || !strings.Contains(arg, ">"):
+			ss.reply("501 5.5.4 syntax: RCPT TO:<address> (RFC 5321: the path in angle brackets)")
 		default:
 			if r := s.next(StageRcpt); r != "" {
 				ss.reply(r)
@@ -568,14 +568,11 @@ func (s *Server) record(m Message) {
 	s.mu.Unlock()
 }
 
-// path returns the address of "<addr> PARAMS".
+// path returns the address of "<addr> PARAMS" (the caller checked the
+// brackets).
 func path(arg string) string {
 	arg = strings.TrimSpace(arg)
-	if i := strings.IndexByte(arg, '>'); strings.HasPrefix(arg, "<") && i > 0 {
-		return arg[1:i]
-	}
-	addr, _, _ := strings.Cut(arg, " ")
-	return addr
+	return arg[1:strings.IndexByte(arg, '>')]
 }
 
 // crlf turns the dot reader's LF line endings back into CRLF.
