@@ -223,13 +223,13 @@ func (m *Mailer) send(ctx context.Context, c *smtp.Client, env mail.Envelope, ms
 			err = fmt.Errorf("smtpmail: %w (%w)", context.Cause(ctx), err)
 		}
 	}()
-	if err := c.Mail(env.From); err != nil {
+	if err := c.Mail("<" + env.From + ">"); err != nil { // go-mail sends the path as given: RFC 5321 wants the brackets
 		return !isReply(err), classify("MAIL FROM", err)
 	}
 	var refused []error
 	permanent := true
 	for _, to := range env.To {
-		if err := c.Rcpt(to); err != nil {
+		if err := c.Rcpt("<" + to + ">"); err != nil {
 			if !isReply(err) {
 				return false, transient("RCPT TO", err)
 			}

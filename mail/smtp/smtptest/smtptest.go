@@ -9,6 +9,7 @@
 package smtptest
 
 import (
+	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -297,7 +298,7 @@ type session struct {
 }
 
 func (s *Server) session(c net.Conn, n int) {
-	ss := &session{s: s, conn: c, tp: textproto.NewConn(c), n: n, tls: s.opts.TLS == ImplicitTLS}
+	ss := &session{s: s, conn: c, tp: newConn(c), n: n, tls: s.opts.TLS == ImplicitTLS}
 	defer ss.tp.Close()
 	ss.reply("220 smtptest ESMTP ready")
 	for {
@@ -322,6 +323,36 @@ func (s *Server) session(c net.Conn, n int) {
 			return
 		}
 	}
+}
+
+// maxLine bounds a line, command or data (RFC 5321 allows 1000 bytes):
+// a client that sends an endless line gets its connection closed instead
+// of growing the server's memory.
+const maxLine = 64 << 10
+
+// newConn returns a textproto.Conn over c whose lines are bounded.
+func newConn(c net.Conn) *textproto.Conn {
+	tp := textproto.NewConn(c)
+	tp.Reader = *textproto.NewReader(bufio.NewReader(&lineLimit{r: c}))
+	return tp
+}
+
+// lineLimit fails a read once a line exceeds maxLine bytes.
+type lineLimit struct {
+	r   io.Reader
+	run int // bytes since the last '\n'
+}
+
+func (l *lineLimit) Read(b []byte) (int, error) {
+	n, err := l.r.Read(b)
+	for _, c := range b[:n] {
+		if c == '\n' {
+			l.run = 0
+		} else if l.run++; l.run > maxLine {
+			return 0, errors.New("smtptest: line longer than 64 KiB")
+		}
+	}
+	return n, err
 }
 
 // readLine reads one command line of at most 4 KiB.
@@ -370,7 +401,7 @@ func (ss *session) command(verb, arg string) bool {
 		if err := tc.Handshake(); err != nil {
 			return false
 		}
-		ss.conn, ss.tp, ss.tls = tc, textproto.NewConn(tc), true
+		ss.conn, ss.tp, ss.tls = tc, newConn(tc), true
 		ss.auth = ""
 		ss.resetTx()
 	case "AUTH":
@@ -381,8 +412,8 @@ func (ss *session) command(verb, arg string) bool {
 			ss.reply("530 5.7.0 must issue STARTTLS first")
 		case s.opts.Username != "" && ss.auth == "":
 			ss.reply("530 5.7.0 authentication required")
-		case !strings.HasPrefix(strings.ToUpper(arg), "FROM:"):
-			ss.reply("501 5.5.4 syntax: MAIL FROM:<address>")
+		case !strings.HasPrefix(strings.ToUpper(arg), "FROM:<") || !strings.Contains(arg, ">"):
+			ss.reply("501 5.5.4 syntax: MAIL FROM:<address> (RFC 5321: the path in angle brackets)")
 		default:
 			if r := s.next(StageMail); r != "" {
 				ss.reply(r)
@@ -396,8 +427,8 @@ func (ss *session) command(verb, arg string) bool {
 		switch {
 		case !ss.mail:
 			ss.reply("503 5.5.1 MAIL first")
-		case !strings.HasPrefix(strings.ToUpper(arg), "TO:"):
-			ss.reply("501 5.5.4 syntax: RCPT TO:<address>")
+		case !strings.HasPrefix(strings.ToUpper(arg), "TO:<") || !strings.Contains(arg, ">"):
+			ss.reply("501 5.5.4 syntax: RCPT TO:<address> (RFC 5321: the path in angle brackets)")
 		default:
 			if r := s.next(StageRcpt); r != "" {
 				ss.reply(r)
@@ -413,12 +444,15 @@ func (ss *session) command(verb, arg string) bool {
 		}
 		ss.reply("354 end data with <CR><LF>.<CR><LF>")
 		ss.conn.SetDeadline(time.Now().Add(s.opts.Timeout))
-		data, err := io.ReadAll(io.LimitReader(ss.tp.DotReader(), int64(s.opts.MaxBytes)+1))
+		dr := ss.tp.DotReader()
+		data, err := io.ReadAll(io.LimitReader(dr, int64(s.opts.MaxBytes)+1))
 		if err != nil {
 			return false
 		}
 		if len(data) > s.opts.MaxBytes {
-			io.Copy(io.Discard, ss.tp.DotReader())
+			if _, err := io.Copy(io.Discard, dr); err != nil {
+				return false
+			}
 			ss.reply("552 5.3.4 message too big")
 			ss.resetTx()
 			return true
@@ -534,14 +568,11 @@ func (s *Server) record(m Message) {
 	s.mu.Unlock()
 }
 
-// path returns the address of "<addr> PARAMS".
+// path returns the address of "<addr> PARAMS" (the caller checked the
+// brackets).
 func path(arg string) string {
 	arg = strings.TrimSpace(arg)
-	if i := strings.IndexByte(arg, '>'); strings.HasPrefix(arg, "<") && i > 0 {
-		return arg[1:i]
-	}
-	addr, _, _ := strings.Cut(arg, " ")
-	return addr
+	return arg[1:strings.IndexByte(arg, '>')]
 }
 
 // crlf turns the dot reader's LF line endings back into CRLF.
