@@ -35,7 +35,7 @@ const (
 
 type welcome struct{ Name, Email string }
 
-var data = welcome{Name: "Zoë <Ünal>", Email: "zoe@example.com"}
+var welcomeData = welcome{Name: "Zoë <Ünal>", Email: "zoe@example.com"}
 
 func mailFS() fstest.MapFS {
 	return fstest.MapFS{
@@ -72,13 +72,13 @@ func newRawTemplates(tb testing.TB) *rawTemplates {
 
 func (r *rawTemplates) msg(tb testing.TB) *gomail.Msg {
 	var subject, text, html bytes.Buffer
-	if err := r.text.ExecuteTemplate(&subject, "subject", data); err != nil {
+	if err := r.text.ExecuteTemplate(&subject, "subject", welcomeData); err != nil {
 		tb.Fatal(err)
 	}
-	if err := r.text.ExecuteTemplate(&text, "welcome.txt", data); err != nil {
+	if err := r.text.ExecuteTemplate(&text, "welcome.txt", welcomeData); err != nil {
 		tb.Fatal(err)
 	}
-	if err := r.html.ExecuteTemplate(&html, "welcome.html", data); err != nil {
+	if err := r.html.ExecuteTemplate(&html, "welcome.html", welcomeData); err != nil {
 		tb.Fatal(err)
 	}
 	m := gomail.NewMsg()
@@ -96,7 +96,7 @@ func (r *rawTemplates) msg(tb testing.TB) *gomail.Msg {
 
 func plinthMessage(tb testing.TB, t *mail.Templates) *mail.Message {
 	m := &mail.Message{From: "Plinth <noreply@example.com>", To: []string{"zoe@example.com"}}
-	if err := t.Render(m, "welcome", "en", data); err != nil {
+	if err := t.Render(m, "welcome", "en", welcomeData); err != nil {
 		tb.Fatal(err)
 	}
 	return m
