@@ -23,7 +23,7 @@ type services struct {
 
 // newApp opens the queue, the cache and the mailer named by the
 // environment, registers the jobs and routes, and returns the App, ready to
-// Run. It is separate from main so that the tests serve the same App.
+// Run.
 func newApp(ctx context.Context, db *data.DB) (*plinth.App, error) {
 	app := plinth.New()
 	app.Config.ReadinessJSON = true // /readyz names each check: {"cache":"ok","db":"ok","mail":"ok","queue":"ok"}

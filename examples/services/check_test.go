@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	riverjobs "github.com/plinth-go/plinth/jobs/river"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"net/http"
 	"net/mail"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -607,6 +610,32 @@ func closedPort(t *testing.T) string {
 func decodeBase64(s string) (string, error) {
 	b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(s), ""))
 	return string(b), err
+}
+
+// A bad variable stops the example at start, exit 1, with an error naming
+// it: never a process that serves with a setting it did not understand.
+func TestCheckBadEnvironment(t *testing.T) {
+	bin := binary(t)
+	w := newWorld(t, onSQLite)
+	for _, tc := range []struct{ env, want string }{
+		{"PLINTH_ROLE=everything", "PLINTH_ROLE"},
+		{"PLINTH_JOB_TIMEOUT=-1", "PLINTH_JOB_TIMEOUT"},
+		{"PLINTH_JOB_TIMEOUT=soon", "PLINTH_JOB_TIMEOUT"},
+		{"PLINTH_CACHE_URL=memcached://127.0.0.1:11211", "PLINTH_CACHE_URL"},
+		{"PLINTH_MAIL_URL=ftp://127.0.0.1", "PLINTH_MAIL_URL"},
+		{"PLINTH_MAIL_FROM=not an address", "PLINTH_MAIL_FROM"},
+		{"PLINTH_DATABASE_URL=mysql://127.0.0.1/x", "mysql://"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a process that serves is killed
+		cmd := exec.CommandContext(ctx, bin)
+		cmd.Env = append(cleanEnviron(), "PLINTH_ADDR=127.0.0.1:0", "PLINTH_DATABASE_URL="+w.dbURL, tc.env)
+		out, err := cmd.CombinedOutput()
+		cancel()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%s: %v, output:\n%s\nwant exit 1 naming %s", tc.env, err, out, tc.want)
+		}
+	}
 }
 
 // welcomeSubject is the subject welcome.txt defines.
