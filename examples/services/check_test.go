@@ -213,9 +213,10 @@ func TestCheckSIGTERMLongJob(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e engine) {
 		const grace = 2 * time.Second
 		w := newWorld(t, e)
-		in := w.start("all", "PLINTH_SHUTDOWN_TIMEOUT="+grace.String())
-		id := sleepJobOn(in, 6000, "long")
-		in.waitJob(id, 15*time.Second, "running", func(s jobState) bool { return s.State == "running" })
+		web := w.start("web") // enqueues and answers; the worker process is the one signalled
+		in := w.start("worker", "PLINTH_SHUTDOWN_TIMEOUT="+grace.String())
+		id := sleepJobOn(web, 6000, "long")
+		web.waitJob(id, 15*time.Second, "running", func(s jobState) bool { return s.State == "running" })
 		in.signal(syscall.SIGTERM)
 		code, took := in.wait(grace + 3*time.Second)
 		if code != 0 {
@@ -234,8 +235,11 @@ func TestCheckSIGTERMLongJob(t *testing.T) {
 			t.Errorf("the interrupted job wrote effects %v", got)
 		}
 
-		again := w.start("all")
-		again.waitJob(id, 40*time.Second, "completed after the restart", func(s jobState) bool { return s.State == "completed" })
+		if st := web.job(id); st.State != "available" {
+			t.Errorf("the web process reads job %d as %+v while no worker runs, want available", id, st)
+		}
+		w.start("worker")
+		web.waitJob(id, 40*time.Second, "completed after the restart", func(s jobState) bool { return s.State == "completed" })
 		if got := w.effects("long"); len(got) != 1 {
 			t.Errorf("effects tagged long: attempts %v, want one row (the side effect once)", got)
 		}
@@ -248,17 +252,18 @@ func TestCheckSIGKILL(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e engine) {
 		w := newWorld(t, e)
 		w.env = append(w.env, "PLINTH_JOB_TIMEOUT="+killJobTimeout.String())
-		in := w.start("all")
-		id := sleepJobOn(in, 1500, "killed")
-		in.waitJob(id, 15*time.Second, "running", func(s jobState) bool { return s.State == "running" })
+		web := w.start("web")
+		in := w.start("worker")
+		id := sleepJobOn(web, 1500, "killed")
+		web.waitJob(id, 15*time.Second, "running", func(s jobState) bool { return s.State == "running" })
 		in.signal(syscall.SIGKILL)
 		killed := time.Now()
 		in.wait(5 * time.Second)
 		if state, _ := w.jobRow(id); state != "running" {
 			t.Fatalf("after SIGKILL job %d is %s; the check expects it left running for the rescuer", id, state)
 		}
-		again := w.start("all")
-		s := again.waitJob(id, killBound+10*time.Second, "completed after the rescue", func(s jobState) bool { return s.State == "completed" })
+		w.start("worker")
+		s := web.waitJob(id, killBound+10*time.Second, "completed after the rescue", func(s jobState) bool { return s.State == "completed" })
 		after := time.Since(killed)
 		if s.Attempt != 2 {
 			t.Errorf("job %d completed at attempt %d, want 2", id, s.Attempt)
