@@ -8,8 +8,10 @@ import "encoding/json"
 type Codec[T any] interface {
 	// Append appends v's encoding to dst.
 	Append(dst []byte, v T) ([]byte, error)
-	// Decode sets *v from data, which it must not keep (copy what it keeps).
-	Decode(data []byte, v *T) error
+	// Decode returns the value data encodes. It must not keep data (copy
+	// what it keeps). A value, not a pointer to fill: a pointer passed
+	// through the interface would escape, an allocation per hit.
+	Decode(data []byte) (T, error)
 }
 
 // JSON is the Codec over encoding/json.
@@ -25,17 +27,21 @@ func (JSON[T]) Append(dst []byte, v T) ([]byte, error) {
 }
 
 // Decode implements Codec.
-func (JSON[T]) Decode(data []byte, v *T) error { return json.Unmarshal(data, v) }
+func (JSON[T]) Decode(data []byte) (T, error) {
+	var v T
+	err := json.Unmarshal(data, &v)
+	return v, err
+}
 
 type stringCodec struct{}
 
 func (stringCodec) Append(dst []byte, v string) ([]byte, error) { return append(dst, v...), nil }
-func (stringCodec) Decode(data []byte, v *string) error         { *v = string(data); return nil }
+func (stringCodec) Decode(data []byte) (string, error)          { return string(data), nil }
 
 type bytesCodec struct{}
 
 func (bytesCodec) Append(dst []byte, v []byte) ([]byte, error) { return append(dst, v...), nil }
-func (bytesCodec) Decode(data []byte, v *[]byte) error         { *v = append([]byte(nil), data...); return nil }
+func (bytesCodec) Decode(data []byte) ([]byte, error)          { return append([]byte(nil), data...), nil }
 
 // DefaultCodec returns the codec Of[T] uses unless WithCodec says otherwise:
 // the bytes themselves for string and []byte (readable in redis-cli, and no
