@@ -1,6 +1,9 @@
 package cache
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"unsafe"
+)
 
 // Codec turns T into bytes and back, for the Stores that keep bytes (Redis)
 // and for an entry's size on Memory. The default, DefaultCodec, is JSON,
@@ -8,8 +11,9 @@ import "encoding/json"
 type Codec[T any] interface {
 	// Append appends v's encoding to dst.
 	Append(dst []byte, v T) ([]byte, error)
-	// Decode returns the value data encodes. It must not keep data (copy
-	// what it keeps). A value, not a pointer to fill: a pointer passed
+	// Decode returns the value data encodes. data is a Store's value:
+	// immutable, so it may be kept (the default codec's strings share it),
+	// never modified. A value, not a pointer to fill: a pointer passed
 	// through the interface would escape, an allocation per hit.
 	Decode(data []byte) (T, error)
 }
@@ -36,7 +40,13 @@ func (JSON[T]) Decode(data []byte) (T, error) {
 type stringCodec struct{}
 
 func (stringCodec) Append(dst []byte, v string) ([]byte, error) { return append(dst, v...), nil }
-func (stringCodec) Decode(data []byte) (string, error)          { return string(data), nil }
+
+// Decode shares data's bytes: a Store's values are immutable (Store's
+// contract: Get's slice is never modified), so the string stays valid, and a
+// hit saves a copy.
+func (stringCodec) Decode(data []byte) (string, error) {
+	return unsafe.String(unsafe.SliceData(data), len(data)), nil
+}
 
 type bytesCodec struct{}
 
