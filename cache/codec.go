@@ -1,6 +1,9 @@
 package cache
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"unsafe"
+)
 
 // Codec turns T into bytes and back, for the Stores that keep bytes (Redis)
 // and for an entry's size on Memory. The default, DefaultCodec, is JSON,
@@ -8,8 +11,11 @@ import "encoding/json"
 type Codec[T any] interface {
 	// Append appends v's encoding to dst.
 	Append(dst []byte, v T) ([]byte, error)
-	// Decode sets *v from data, which it must not keep (copy what it keeps).
-	Decode(data []byte, v *T) error
+	// Decode returns the value data encodes. data is a Store's value:
+	// immutable, so it may be kept (the default codec's strings share it),
+	// never modified. A value, not a pointer to fill: a pointer passed
+	// through the interface would escape, an allocation per hit.
+	Decode(data []byte) (T, error)
 }
 
 // JSON is the Codec over encoding/json.
@@ -25,17 +31,27 @@ func (JSON[T]) Append(dst []byte, v T) ([]byte, error) {
 }
 
 // Decode implements Codec.
-func (JSON[T]) Decode(data []byte, v *T) error { return json.Unmarshal(data, v) }
+func (JSON[T]) Decode(data []byte) (T, error) {
+	var v T
+	err := json.Unmarshal(data, &v)
+	return v, err
+}
 
 type stringCodec struct{}
 
 func (stringCodec) Append(dst []byte, v string) ([]byte, error) { return append(dst, v...), nil }
-func (stringCodec) Decode(data []byte, v *string) error         { *v = string(data); return nil }
+
+// Decode shares data's bytes: a Store's values are immutable (Store's
+// contract: Get's slice is never modified), so the string stays valid, and a
+// hit saves a copy.
+func (stringCodec) Decode(data []byte) (string, error) {
+	return unsafe.String(unsafe.SliceData(data), len(data)), nil
+}
 
 type bytesCodec struct{}
 
 func (bytesCodec) Append(dst []byte, v []byte) ([]byte, error) { return append(dst, v...), nil }
-func (bytesCodec) Decode(data []byte, v *[]byte) error         { *v = append([]byte(nil), data...); return nil }
+func (bytesCodec) Decode(data []byte) ([]byte, error)          { return append([]byte(nil), data...), nil }
 
 // DefaultCodec returns the codec Of[T] uses unless WithCodec says otherwise:
 // the bytes themselves for string and []byte (readable in redis-cli, and no

@@ -80,6 +80,7 @@ type shard struct {
 	m     map[string]*entry
 	ring  entry // sentinel: ring.next is the most recently used
 	bytes int64
+	moves uint64   // entries put at the front so far (stamp's clock)
 	_     [64]byte // keep shards' locks on separate cache lines
 }
 
@@ -89,7 +90,8 @@ type entry struct {
 	v          any
 	isValue    bool
 	size       int64
-	expires    int64 // clock reading; 0 never
+	expires    int64  // clock reading; 0 never
+	stamp      uint64 // shard.moves when it was last put at the front
 	prev, next *entry
 }
 
@@ -198,13 +200,23 @@ func (s *shard) lookup(key string, now int64) *entry {
 		s.remove(e)
 		return nil
 	}
-	if s.ring.next != e {
+	// Fewer entries than a quarter of the shard went to the front since e
+	// did: e is in the front quarter, far from eviction, and stays where it
+	// is. A hot entry is then read without writing to its neighbours (two
+	// cache lines a hit saves); the order is LRU to within a quarter.
+	if s.moves-e.stamp > uint64(len(s.m)>>2) {
 		e.prev.next, e.next.prev = e.next, e.prev
-		e.next, e.prev = s.ring.next, &s.ring
-		s.ring.next.prev = e
-		s.ring.next = e
+		s.pushFront(e)
 	}
 	return e
+}
+
+func (s *shard) pushFront(e *entry) {
+	e.next, e.prev = s.ring.next, &s.ring
+	s.ring.next.prev = e
+	s.ring.next = e
+	s.moves++
+	e.stamp = s.moves
 }
 
 func (s *shard) remove(e *entry) {
@@ -230,9 +242,7 @@ func (m *Memory) put(e *entry) error {
 		return nil // larger than the shard: not kept, like an immediate eviction
 	}
 	s.m[e.key] = e
-	e.next, e.prev = s.ring.next, &s.ring
-	s.ring.next.prev = e
-	s.ring.next = e
+	s.pushFront(e)
 	s.bytes += e.size
 	for (m.maxEntries > 0 && len(s.m) > m.maxEntries) || (m.maxBytes > 0 && s.bytes > m.maxBytes) {
 		s.remove(s.ring.prev)

@@ -292,10 +292,10 @@ type upper struct{}
 func (upper) Append(dst []byte, v page) ([]byte, error) {
 	return cache.JSON[page]{}.Append(dst, v)
 }
-func (upper) Decode(b []byte, v *page) error {
-	err := cache.JSON[page]{}.Decode(b, v)
+func (upper) Decode(b []byte) (page, error) {
+	v, err := cache.JSON[page]{}.Decode(b)
 	v.Title = strings.ToUpper(v.Title)
-	return err
+	return v, err
 }
 
 func TestByteStoreConformance(t *testing.T) {

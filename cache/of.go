@@ -379,8 +379,8 @@ func (o *Of[T]) get(ctx context.Context, key string) (T, bool, error) {
 			}
 		}
 	}
-	var v T
-	if err := o.codec.Decode(payload, &v); err != nil {
+	v, err := o.codec.Decode(payload)
+	if err != nil {
 		return zero, false, nil // written by something else: a miss
 	}
 	return v, true, nil

@@ -4,17 +4,24 @@ go 1.26.0
 
 replace (
 	github.com/plinth-go/plinth => ../..
+	github.com/plinth-go/plinth/cache/otter => ../../cache/otter
+	github.com/plinth-go/plinth/cache/redis => ../../cache/redis
 	github.com/plinth-go/plinth/data => ../../data
 	github.com/plinth-go/plinth/jobs/river => ../../jobs/river
 	github.com/plinth-go/plinth/mail/smtp => ../../mail/smtp
 )
 
 require (
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/maypok86/otter/v2 v2.4.0
 	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth/cache/otter v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth/cache/redis v0.0.0-00010101000000-000000000000
 	github.com/plinth-go/plinth/data v0.0.0-00010101000000-000000000000
 	github.com/plinth-go/plinth/jobs/river v0.0.0-00010101000000-000000000000
 	github.com/plinth-go/plinth/mail/smtp v0.0.0-00010101000000-000000000000
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/riverqueue/river v0.51.2
 	github.com/riverqueue/river/riverdriver/riverdatabasesql v0.51.2
 	github.com/riverqueue/river/riverdriver/riverpgxv5 v0.51.2
@@ -23,6 +30,7 @@ require (
 )
 
 require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
@@ -39,6 +47,7 @@ require (
 	github.com/tidwall/match v1.2.0 // indirect
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect

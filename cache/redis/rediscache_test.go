@@ -165,3 +165,39 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatalf("a bad redis URL: %v (want an error without the password)", err)
 	}
 }
+
+// TestHitAllocs: a Remember hit on Redis allocates at most one more than
+// go-redis's own GET (the string copied out of the reply).
+func TestHitAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not exact under the race detector")
+	}
+	u := needRedis(t)
+	prefix := testPrefix(t, u)
+	opt, err := redis.ParseURL(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	store := rediscache.New(rdb, rediscache.Options{Prefix: prefix})
+	o := cache.New[string](store)
+	ctx := context.Background()
+	if err := o.Set(ctx, "k", "value", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	key := prefix + "k"
+	raw := testing.AllocsPerRun(200, func() {
+		if _, err := rdb.Get(ctx, key).Result(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ours := testing.AllocsPerRun(200, func() {
+		if _, out, err := o.Fetch(ctx, "k", time.Minute, nil); out != cache.Hit || err != nil {
+			t.Fatal(out, err)
+		}
+	})
+	if ours > raw+1 {
+		t.Errorf("a Remember hit allocates %v times, go-redis's GET %v: want at most one more", ours, raw)
+	}
+}

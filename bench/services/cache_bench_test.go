@@ -1,0 +1,267 @@
+package services
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/maypok86/otter/v2"
+	"github.com/plinth-go/plinth/cache"
+	ottercache "github.com/plinth-go/plinth/cache/otter"
+	rediscache "github.com/plinth-go/plinth/cache/redis"
+	"github.com/redis/go-redis/v9"
+)
+
+// The hit benchmarks read nKeys keys, all present, in a fixed order: every
+// library gets the same keys in the same order, and a capacity of
+// 2*nKeys, so that nothing is evicted.
+const nKeys = 10_000
+
+// cachedPage is a typical cached value: a small struct with a slice.
+type cachedPage struct {
+	Title string
+	Views int
+	Tags  []string
+}
+
+var (
+	benchKeys = func() []string {
+		k := make([]string, nKeys)
+		for i := range k {
+			k[i] = "page:" + strconv.Itoa(i)
+		}
+		return k
+	}()
+	benchPage  = cachedPage{Title: "a title", Views: 42, Tags: []string{"a", "b"}}
+	benchBytes = []byte(`{"Title":"a title","Views":42,"Tags":["a","b"]}`)
+)
+
+// hitter is one library's hit: get returns whether key (one of keys) was
+// found.
+type hitter struct {
+	name string
+	keys []string
+	get  func(key string) bool
+}
+
+func withPrefix(p string) []string {
+	k := make([]string, nKeys)
+	for i := range k {
+		k[i] = p + benchKeys[i]
+	}
+	return k
+}
+
+func hitters(b *testing.B) []hitter {
+	ctx := context.Background()
+
+	// One store per hitter: each holds nKeys entries, as the peers do.
+	newMem := func() *cache.Memory {
+		m := cache.NewMemory(cache.MemoryOptions{MaxEntries: 2 * nKeys})
+		b.Cleanup(func() { m.Close() })
+		return m
+	}
+	mem := newMem()
+	pages := cache.New[cachedPage](newMem())
+	tagged := cache.New[cachedPage](newMem(), cache.WithTags("pages"))
+
+	ot, err := ottercache.New(ottercache.Options{MaxEntries: 2 * nKeys})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ot.Close() })
+	otPages := cache.New[cachedPage](ot)
+
+	raw := otter.Must(&otter.Options[string, cachedPage]{MaximumSize: 2 * nKeys})
+	b.Cleanup(func() { raw.StopAllGoroutines() })
+	gl, err := lru.New[string, cachedPage](2 * nKeys)
+	if err != nil {
+		b.Fatal(err)
+	}
+	compute := func(context.Context) (cachedPage, error) { return benchPage, nil }
+	bkeys, tkeys := withPrefix("b"), withPrefix("t")
+	for i, k := range benchKeys {
+		_ = mem.Set(ctx, bkeys[i], benchBytes, time.Hour)
+		_, _ = pages.Remember(ctx, k, time.Hour, compute)
+		_, _ = tagged.Remember(ctx, tkeys[i], time.Hour, compute)
+		_, _ = otPages.Remember(ctx, k, time.Hour, compute)
+		raw.Set(k, benchPage)
+		gl.Add(k, benchPage)
+	}
+	return []hitter{
+		{"golang-lru", benchKeys, func(k string) bool { _, ok := gl.Get(k); return ok }},
+		{"otter", benchKeys, func(k string) bool { _, ok := raw.GetIfPresent(k); return ok }},
+		{"plinth-memory-get", bkeys, func(k string) bool { _, ok, _ := mem.Get(ctx, k); return ok }},
+		{"plinth-memory-remember", benchKeys, func(k string) bool {
+			_, out, _ := pages.Fetch(ctx, k, time.Hour, compute)
+			return out == cache.Hit
+		}},
+		{"plinth-memory-remember-tagged", tkeys, func(k string) bool {
+			_, out, _ := tagged.Fetch(ctx, k, time.Hour, compute)
+			return out == cache.Hit
+		}},
+		{"plinth-otter-remember", benchKeys, func(k string) bool {
+			_, out, _ := otPages.Fetch(ctx, k, time.Hour, compute)
+			return out == cache.Hit
+		}},
+	}
+}
+
+// BenchmarkCacheHit: one hit, serially.
+func BenchmarkCacheHit(b *testing.B) {
+	for _, h := range hitters(b) {
+		b.Run(h.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if !h.get(h.keys[i]) {
+					b.Fatal("miss")
+				}
+				i++
+				if i == nKeys {
+					i = 0
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCacheHitParallel: hits from GOMAXPROCS goroutines (RunParallel),
+// each walking the keys from its own offset.
+func BenchmarkCacheHitParallel(b *testing.B) {
+	for _, h := range hitters(b) {
+		b.Run(h.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var offset atomic.Int64
+			b.RunParallel(func(pb *testing.PB) {
+				i := int(offset.Add(1_237)) % nKeys
+				for pb.Next() {
+					if !h.get(h.keys[i]) {
+						b.Error("miss")
+						return
+					}
+					i++
+					if i == nKeys {
+						i = 0
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkCacheStampede: per op, 64 goroutines Fetch one cold key at once
+// (fn takes 1ms); computes/op is how many of them ran fn: 1 is single
+// flight.
+func BenchmarkCacheStampede(b *testing.B) {
+	ctx := context.Background()
+	mem := cache.NewMemory(cache.MemoryOptions{})
+	defer mem.Close()
+	o := cache.New[string](mem)
+	var computes atomic.Int64
+	fn := func(context.Context) (string, error) {
+		computes.Add(1)
+		time.Sleep(time.Millisecond)
+		return "v", nil
+	}
+	n := 0
+	for b.Loop() {
+		key := "cold:" + strconv.Itoa(n)
+		n++
+		var wg sync.WaitGroup
+		for range 64 {
+			wg.Go(func() { _, _ = o.Remember(ctx, key, time.Hour, fn) })
+		}
+		wg.Wait()
+	}
+	b.ReportMetric(float64(computes.Load())/float64(n), "computes/op")
+}
+
+// redisURL returns PLINTH_TEST_REDIS or skips b.
+func redisURL(b *testing.B) string {
+	u := os.Getenv("PLINTH_TEST_REDIS")
+	if u == "" {
+		b.Skip("set PLINTH_TEST_REDIS to a Redis URL (redis://127.0.0.1:6379/0) to run the Redis benchmarks")
+	}
+	return u
+}
+
+// BenchmarkCacheRedisHit: one hit on Redis (a round trip over loopback):
+// raw go-redis GET beside rediscache's Store.Get and Of[string] and
+// Of[cachedPage] Remember hits (the JSON decode of the struct is in both
+// of the last pair: raw go-redis GET + json.Unmarshal is the peer).
+func BenchmarkCacheRedisHit(b *testing.B) {
+	u := redisURL(b)
+	ctx := context.Background()
+	opt, err := redis.ParseURL(u)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	prefix := "plinth-bench-cache:"
+	store := rediscache.New(rdb, rediscache.Options{Prefix: prefix})
+	strs := cache.New[string](store)
+	pages := cache.New[cachedPage](store)
+	if err := strs.Set(ctx, "s", string(benchBytes), time.Hour); err != nil {
+		b.Fatal(err)
+	}
+	if err := pages.Set(ctx, "p", benchPage, time.Hour); err != nil {
+		b.Fatal(err)
+	}
+	defer rdb.Del(ctx, prefix+"s", prefix+"p")
+	compute := func(context.Context) (cachedPage, error) { return benchPage, nil }
+	computeStr := func(context.Context) (string, error) { return "", nil }
+
+	b.Run("go-redis-get", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := rdb.Get(ctx, prefix+"s").Result(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("rediscache-get", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok, err := store.Get(ctx, "s"); !ok || err != nil {
+				b.Fatal(ok, err)
+			}
+		}
+	})
+	b.Run("rediscache-remember-string", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, out, err := strs.Fetch(ctx, "s", time.Hour, computeStr); out != cache.Hit || err != nil {
+				b.Fatal(out, err)
+			}
+		}
+	})
+	b.Run("go-redis-get-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s, err := rdb.Get(ctx, prefix+"p").Bytes()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var p cachedPage
+			if err := json.Unmarshal(s[2:], &p); err != nil { // 2: the entry's header
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("rediscache-remember-struct", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, out, err := pages.Fetch(ctx, "p", time.Hour, compute); out != cache.Hit || err != nil {
+				b.Fatal(out, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package rediscache_test
+
+const raceEnabled = true
