@@ -457,6 +457,37 @@ func TestCheckCacheRedis(t *testing.T) {
 	b := w.start("web")
 	// A key of this run: the computation counter lives in Redis.
 	checkStampede(t, a, b, fmt.Sprintf("redis-%d-%d", os.Getpid(), time.Now().UnixNano()))
+
+	// Across instances: 32 concurrent cold GETs on each compute the key
+	// once between them (the cache's Redis lock).
+	key := fmt.Sprintf("redis-both-%d-%d", os.Getpid(), time.Now().UnixNano())
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	counts := map[string]int{}
+	misses := 0
+	for i := range 64 {
+		in := a
+		if i%2 == 1 {
+			in = b
+		}
+		wg.Go(func() {
+			res, body := in.do("GET", "/report/"+key, nil)
+			mu.Lock()
+			defer mu.Unlock()
+			if res.StatusCode != http.StatusOK {
+				t.Errorf("GET /report/%s on %s: %d %s", key, in.name, res.StatusCode, body)
+				return
+			}
+			counts[res.Header.Get("X-Compute-Count")]++
+			if res.Header.Get("X-Cache") == "miss" {
+				misses++
+			}
+		})
+	}
+	wg.Wait()
+	if len(counts) != 1 || counts["1"] != 64 || misses != 1 {
+		t.Errorf("64 concurrent cold GETs on two instances: X-Compute-Count %v, %d misses; want 1 computation, 1 miss", counts, misses)
+	}
 }
 
 // /readyz names each service: all ok on a healthy world.

@@ -24,6 +24,10 @@ const reportTTL = 10 * time.Minute
 // reportCost is how long computing a report takes.
 const reportCost = 200 * time.Millisecond
 
+// reportLockTTL bounds how long an instance that died computing a report
+// keeps the others waiting for it (then they compute it themselves).
+const reportLockTTL = 2 * time.Second
+
 // report is GET /report/{k}'s body.
 type report struct {
 	Key         string    `json:"key"`
@@ -44,7 +48,10 @@ type reports struct {
 }
 
 func newReports(store cache.Store) *reports {
-	return &reports{store: store, of: cache.New[report](store, cache.WithTags(reportTag))}
+	// WithLock: instances sharing Redis compute a cold report once between
+	// them (the holder computes, the others poll the Store for its value, up
+	// to a second); in one process single flight does it already.
+	return &reports{store: store, of: cache.New[report](store, cache.WithTags(reportTag), cache.WithLock(reportLockTTL, time.Second))}
 }
 
 // get returns k's report, whether this call computed it, and how many
