@@ -70,3 +70,48 @@ func BenchmarkJobsSQLiteEnqueueInTx(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkJobsSQLiteBatch: EnqueueMany of 100 jobs on SQLite beside raw
+// River's InsertMany.
+func BenchmarkJobsSQLiteBatch(b *testing.B) {
+	ctx := context.Background()
+	db, err := data.Open(ctx, data.Config{URL: "sqlite:" + filepath.Join(b.TempDir(), "b.db")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := riverjobs.Migrate(ctx, db, nil); err != nil {
+		b.Fatal(err)
+	}
+	quiet := slog.New(slog.DiscardHandler)
+	be, err := riverjobs.New(db, riverjobs.Config{Logger: quiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := jobs.NewClient(be)
+	jobs.Handle(c, func(context.Context, *jobs.Job[noop]) error { return nil })
+	raw, err := river.NewClient(riversqlite.New(db.SQL()), &river.Config{Logger: quiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bs := make([]jobs.Batch, 100)
+	ps := make([]river.InsertManyParams, 100)
+	for i := range bs {
+		bs[i] = jobs.Batch{Args: noop{N: i}}
+		ps[i] = river.InsertManyParams{Args: noop{N: i}}
+	}
+	b.Run("plinth", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := c.EnqueueMany(ctx, bs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("river", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := raw.InsertMany(ctx, ps); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -71,6 +71,7 @@ func MigrateRiver(ctx context.Context, db *data.DB) error {
 		// One transaction: BEGIN IMMEDIATE takes the write lock, so a
 		// second instance waits, then finds the versions applied.
 		err = db.WithTx(ctx, func(tx *sql.Tx) error {
+			//lint:ignore SA1019 River deprecates MigrateTx because some PostgreSQL migrations cannot share a transaction; its SQLite migrations can (TestMigrate applies them all in one), and the one transaction is what serializes instances on SQLite's write lock
 			_, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil)
 			return err
 		})

@@ -107,6 +107,9 @@ func startChild(t *testing.T, url string, timeout, margin, grace time.Duration) 
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+url,
+		// The race detector's runtime sleeps 1s at exit by default, which
+		// is not the App's time.
+		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"),
 		"RIVER_CHILD_TIMEOUT="+timeout.String(), "RIVER_CHILD_MARGIN="+margin.String(), "RIVER_CHILD_GRACE="+grace.String())
 	cmd.Stderr = tlogWriter{t}
 	out, err := cmd.StdoutPipe()

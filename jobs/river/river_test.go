@@ -444,6 +444,7 @@ func TestStopHandsBack(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				t.Logf("%s: Stop took %v (soft 200ms)", do, time.Since(t0))
 				if d := time.Since(t0); d > 5*time.Second {
 					t.Fatalf("Stop took %v", d)
 				}
@@ -567,6 +568,23 @@ func TestConfig(t *testing.T) {
 	if _, err := New(nil, Config{}); err == nil {
 		t.Fatal("New(nil) did not fail")
 	}
+}
+
+// shortKind is a kind jobs accepts and River's own check would refuse.
+type shortKind struct{}
+
+func (shortKind) Kind() string { return "k" }
+
+func TestShortKind(t *testing.T) {
+	f := newFixture(t, "sqlite:"+t.TempDir()+"/k.db", Config{})
+	done := make(chan int, 1)
+	jobs.Handle(f.client, func(_ context.Context, j *jobs.Job[shortKind]) error { done <- j.Attempt; return nil })
+	f.start(t)
+	r, err := f.client.Enqueue(context.Background(), shortKind{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.waitState(t, r.ID, jobs.StateCompleted)
 }
 
 func TestStartErrors(t *testing.T) {
