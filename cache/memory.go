@@ -79,7 +79,7 @@ type shard struct {
 	mu    sync.Mutex
 	m     map[uint64]*entry // by the key's hash; entries of equal hashes chained
 	n     int               // entries
-	ring  entry // sentinel: ring.next is the most recently used
+	ring  entry             // sentinel: ring.next is the most recently used
 	bytes int64
 	moves uint64   // entries put at the front so far (stamp's clock)
 	_     [64]byte // keep shards' locks on separate cache lines
