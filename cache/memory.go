@@ -77,8 +77,9 @@ type Memory struct {
 
 type shard struct {
 	mu    sync.Mutex
-	m     map[string]*entry
-	ring  entry // sentinel: ring.next is the most recently used
+	m     map[uint64]*entry // by the key's hash; entries of equal hashes chained
+	n     int               // entries
+	ring  entry             // sentinel: ring.next is the most recently used
 	bytes int64
 	moves uint64   // entries put at the front so far (stamp's clock)
 	_     [64]byte // keep shards' locks on separate cache lines
@@ -90,6 +91,8 @@ type entry struct {
 	v          any
 	isValue    bool
 	size       int64
+	hash       uint64 // maphash of key, with the Memory's seed
+	chain      *entry // the next entry of the same hash (a 64-bit collision: rare)
 	expires    int64  // clock reading; 0 never
 	stamp      uint64 // shard.moves when it was last put at the front
 	prev, next *entry
@@ -132,7 +135,7 @@ func NewMemory(o MemoryOptions) *Memory {
 	}
 	for i := range m.shards {
 		s := &m.shards[i]
-		s.m = map[string]*entry{}
+		s.m = map[uint64]*entry{}
 		s.ring.next, s.ring.prev = &s.ring, &s.ring
 	}
 	res := o.Resolution
@@ -185,14 +188,28 @@ func (s *shard) sweep(now int64) {
 	s.mu.Unlock()
 }
 
-func (m *Memory) shard(key string) *shard {
-	return &m.shards[maphash.String(m.seed, key)&m.mask]
+// shard returns key's shard and hash. One hash serves both: the shard is
+// chosen by its low bits, and the shard's map is keyed by all of it (a
+// uint64 key is cheaper to look up than the string again; the entry's key
+// is compared after).
+func (m *Memory) shard(key string) (*shard, uint64) {
+	h := maphash.String(m.seed, key)
+	return &m.shards[h&m.mask], h
+}
+
+// find returns the entry under key, expired or not.
+func (s *shard) find(key string, h uint64) *entry {
+	e := s.m[h]
+	for e != nil && e.key != key {
+		e = e.chain
+	}
+	return e
 }
 
 // lookup returns the live entry under key, moved to the front, with s
 // locked; the caller unlocks.
-func (s *shard) lookup(key string, now int64) *entry {
-	e := s.m[key]
+func (s *shard) lookup(key string, h uint64, now int64) *entry {
+	e := s.find(key, h)
 	if e == nil {
 		return nil
 	}
@@ -204,7 +221,7 @@ func (s *shard) lookup(key string, now int64) *entry {
 	// did: e is in the front quarter, far from eviction, and stays where it
 	// is. A hot entry is then read without writing to its neighbours (two
 	// cache lines a hit saves); the order is LRU to within a quarter.
-	if s.moves-e.stamp > uint64(len(s.m)>>2) {
+	if s.moves-e.stamp > uint64(s.n>>2) {
 		e.prev.next, e.next.prev = e.next, e.prev
 		s.pushFront(e)
 	}
@@ -222,7 +239,22 @@ func (s *shard) pushFront(e *entry) {
 func (s *shard) remove(e *entry) {
 	e.prev.next, e.next.prev = e.next, e.prev
 	e.prev, e.next = nil, nil
-	delete(s.m, e.key)
+	if head := s.m[e.hash]; head == e {
+		if e.chain == nil {
+			delete(s.m, e.hash)
+		} else {
+			s.m[e.hash] = e.chain
+		}
+	} else {
+		for p := head; p != nil; p = p.chain {
+			if p.chain == e {
+				p.chain = e.chain
+				break
+			}
+		}
+	}
+	e.chain = nil
+	s.n--
 	s.bytes -= e.size
 }
 
@@ -232,19 +264,22 @@ func (m *Memory) put(e *entry) error {
 	if m.closed.Load() {
 		return ErrClosed
 	}
-	s := m.shard(e.key)
+	s, h := m.shard(e.key)
+	e.hash = h
 	s.mu.Lock()
-	if old := s.m[e.key]; old != nil {
+	if old := s.find(e.key, h); old != nil {
 		s.remove(old)
 	}
 	if m.maxBytes > 0 && e.size > m.maxBytes {
 		s.mu.Unlock()
 		return nil // larger than the shard: not kept, like an immediate eviction
 	}
-	s.m[e.key] = e
+	e.chain = s.m[h]
+	s.m[h] = e
+	s.n++
 	s.pushFront(e)
 	s.bytes += e.size
-	for (m.maxEntries > 0 && len(s.m) > m.maxEntries) || (m.maxBytes > 0 && s.bytes > m.maxBytes) {
+	for (m.maxEntries > 0 && s.n > m.maxEntries) || (m.maxBytes > 0 && s.bytes > m.maxBytes) {
 		s.remove(s.ring.prev)
 	}
 	s.mu.Unlock()
@@ -257,9 +292,9 @@ func (m *Memory) Get(_ context.Context, key string) ([]byte, bool, error) {
 	if err := CheckKey(key); err != nil {
 		return nil, false, err
 	}
-	s := m.shard(key)
+	s, h := m.shard(key)
 	s.mu.Lock()
-	e := s.lookup(key, m.clock.read())
+	e := s.lookup(key, h, m.clock.read())
 	if e == nil || e.isValue {
 		s.mu.Unlock()
 		return nil, false, nil
@@ -283,9 +318,9 @@ func (m *Memory) Delete(_ context.Context, key string) error {
 	if err := CheckKey(key); err != nil {
 		return err
 	}
-	s := m.shard(key)
+	s, h := m.shard(key)
 	s.mu.Lock()
-	if e := s.m[key]; e != nil {
+	if e := s.find(key, h); e != nil {
 		s.remove(e)
 	}
 	s.mu.Unlock()
@@ -294,9 +329,9 @@ func (m *Memory) Delete(_ context.Context, key string) error {
 
 // GetValue implements ValueStore.
 func (m *Memory) GetValue(key string) (any, bool) {
-	s := m.shard(key)
+	s, h := m.shard(key)
 	s.mu.Lock()
-	e := s.lookup(key, m.clock.read())
+	e := s.lookup(key, h, m.clock.read())
 	if e == nil || !e.isValue {
 		s.mu.Unlock()
 		return nil, false
@@ -321,7 +356,7 @@ func (m *Memory) Len() int {
 	for i := range m.shards {
 		s := &m.shards[i]
 		s.mu.Lock()
-		n += len(s.m)
+		n += s.n
 		s.mu.Unlock()
 	}
 	return n

@@ -29,7 +29,20 @@ func CheckKey(key string) error {
 	if len(key) > MaxKeyLen {
 		return badKey(strconv.Itoa(len(key)) + " bytes, over " + strconv.Itoa(MaxKeyLen))
 	}
-	for i := 0; i < len(key); i++ {
+	// Eight bytes at a time (a hit checks its key: this is on the hot
+	// path): a word has a byte below 0x20 when (x - 0x20 in each byte) &^ x
+	// has a top bit set, and a 0x7f byte when x ^ 0x7f.. has a zero byte.
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(key); i += 8 {
+		x := uint64(key[i]) | uint64(key[i+1])<<8 | uint64(key[i+2])<<16 | uint64(key[i+3])<<24 |
+			uint64(key[i+4])<<32 | uint64(key[i+5])<<40 | uint64(key[i+6])<<48 | uint64(key[i+7])<<56
+		d := x ^ (0x7f * ones)
+		if ((x-0x20*ones)&^x|(d-ones)&^d)&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(key); i++ {
 		if c := key[i]; c < 0x20 || c == 0x7f {
 			return badKey("control character " + strconv.QuoteRune(rune(c)) + " at byte " + strconv.Itoa(i))
 		}

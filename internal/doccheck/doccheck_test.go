@@ -25,6 +25,7 @@ var ownDocTests = map[string]string{
 	"github.com/plinth-go/plinth/web/pgstore":           "web/pgstore",
 	"github.com/plinth-go/plinth/ws":                    "ws",
 	"github.com/plinth-go/plinth/mail/smtp":             "mail/smtp",
+	"github.com/plinth-go/plinth/cache/redis":           "cache/redis",
 }
 
 // TestDocSnippets compiles every ```go block of README.md, the other
