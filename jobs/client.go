@@ -31,10 +31,9 @@ type Client struct {
 
 // kind is one registered job kind.
 type kind struct {
-	name  string
-	typ   reflect.Type
-	queue string // informational: the queue Handle was told, if any
-	run   func(ctx context.Context, e *Execution) error
+	name string
+	typ  reflect.Type
+	run  func(ctx context.Context, e *Execution) error
 }
 
 // NewClient returns a Client over b.
