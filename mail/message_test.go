@@ -262,3 +262,31 @@ func TestPermanent(t *testing.T) {
 		t.Fatalf("IsPermanent(%v) = false or base lost", wrapped)
 	}
 }
+
+// TestLongSubjectFolds: a long UTF-8 subject becomes several encoded words
+// on folded lines of at most 78 characters, and reads back whole.
+func TestLongSubjectFolds(t *testing.T) {
+	m := valid()
+	m.Subject = strings.Repeat("Zoë a reçu un message très long ", 12)
+	m.Headers = map[string]string{"X-Long": strings.Repeat("word ", 40)}
+	raw, err := m.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := bytes.Cut(raw, []byte("\r\n\r\n"))
+	for _, line := range strings.Split(string(head), "\r\n") {
+		if len(line) > 78 {
+			t.Errorf("header line of %d characters: %q", len(line), line)
+		}
+	}
+	p, err := mailtest.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Subject != m.Subject {
+		t.Fatalf("subject read back as %q", p.Subject)
+	}
+	if got := p.Header.Get("X-Long"); strings.Join(strings.Fields(got), " ") != strings.TrimSpace(m.Headers["X-Long"]) {
+		t.Fatalf("X-Long read back as %q", got)
+	}
+}

@@ -206,23 +206,21 @@ func writeBase64(w io.Writer, data []byte) error {
 	return nil
 }
 
-// header writes one header field, folded at spaces to lines of at most 78
-// characters where the value allows it (a longer word stays whole: the
-// hard limit is 998).
+// header writes one header field, folded at spaces (the one after the
+// colon included) to lines of at most 78 characters where the value allows
+// it (a longer word stays whole: the hard limit is 998).
 func header(w *countWriter, name, value string) {
-	line := len(name) + 2
 	w.str(name)
-	w.str(": ")
-	for first := true; ; first = false {
+	w.str(":")
+	line := len(name) + 1
+	for {
 		word, rest, more := strings.Cut(value, " ")
-		if !first {
-			if line+1+len(word) > 78 {
-				w.str("\r\n ")
-				line = 1
-			} else {
-				w.str(" ")
-				line++
-			}
+		if line+1+len(word) > 78 && line > 1 {
+			w.str("\r\n ")
+			line = 1
+		} else {
+			w.str(" ")
+			line++
 		}
 		w.str(word)
 		line += len(word)

@@ -43,6 +43,7 @@ func (QueuedMail) Kind() string { return QueuedKind }
 type Queued struct {
 	client *jobs.Client
 	opts   []jobs.Option
+	from   string
 }
 
 // NewQueued returns a Queued mailer enqueueing on client with opts (after
@@ -56,6 +57,16 @@ func NewQueued(client *jobs.Client, opts ...jobs.Option) *Queued {
 	return &Queued{client: client, opts: append([]jobs.Option{jobs.MaxAttempts(DefaultQueuedMaxAttempts)}, opts...)}
 }
 
+// WithDefaultFrom returns a copy of q that sets From to from on a message
+// without one (a copy of the message), before checking it: the sender a
+// deployment gives in PLINTH_MAIL_FROM (Config.From) applies to the queue
+// too. Default none: a message without From fails Send.
+func (q *Queued) WithDefaultFrom(from string) *Queued {
+	c := *q
+	c.from = from
+	return &c
+}
+
 // Send enqueues m (see Enqueue).
 func (q *Queued) Send(ctx context.Context, m *Message) error {
 	_, err := q.Enqueue(ctx, m)
@@ -67,6 +78,11 @@ func (q *Queued) Send(ctx context.Context, m *Message) error {
 // error wrapping ErrInvalid and enqueues nothing; so is a message whose
 // job would exceed jobs.MaxArgsBytes (jobs.ErrTooLarge). m is not changed.
 func (q *Queued) Enqueue(ctx context.Context, m *Message, opts ...jobs.Option) (jobs.Result, error) {
+	if m != nil && m.From == "" && q.from != "" {
+		c := *m
+		c.From = q.from
+		m = &c
+	}
 	p, err := m.check()
 	if err != nil {
 		return jobs.Result{}, err

@@ -199,3 +199,31 @@ func TestQueuedBackoff(t *testing.T) {
 	}
 	mailtest.Count(t, mem, 1)
 }
+
+// TestQueuedDefaultFrom: WithDefaultFrom fills a missing sender before the
+// check, on a copy; a message with its own From keeps it.
+func TestQueuedDefaultFrom(t *testing.T) {
+	ctx := context.Background()
+	mem := mailtest.New()
+	b, c, q := newQueue(t, mem)
+	m := valid()
+	m.From = ""
+	if err := q.Send(ctx, m); !errors.Is(err, mail.ErrInvalid) {
+		t.Fatalf("without a default From: %v", err)
+	}
+	qf := q.WithDefaultFrom("Team <team@example.com>")
+	if err := qf.Send(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if m.From != "" {
+		t.Fatal("the caller's message was changed")
+	}
+	if err := qf.Send(ctx, valid()); err != nil {
+		t.Fatal(err)
+	}
+	b.RunAll(ctx, c)
+	sent := mailtest.Count(t, mem, 2)
+	if sent[0].From != "Team <team@example.com>" || sent[1].From != valid().From {
+		t.Fatalf("From %q, %q", sent[0].From, sent[1].From)
+	}
+}

@@ -141,8 +141,9 @@ func TestTemplatesWithoutTranslator(t *testing.T) {
 	}
 }
 
-// TestTemplatesConcurrent renders in many languages at once (run with
-// -race): more languages than the clone cache keeps still render right.
+// TestTemplatesConcurrent renders in two languages from 16 goroutines at
+// once (run with -race): the per-language clones are made and shared
+// safely, each with its own language.
 func TestTemplatesConcurrent(t *testing.T) {
 	tpl := newTemplates(t)
 	var wg sync.WaitGroup

@@ -39,6 +39,7 @@ func Last(t testing.TB, mem *plinthmail.Memory) *plinthmail.Message {
 	sent := mem.Sent()
 	if len(sent) == 0 {
 		t.Fatalf("mailtest: no message sent")
+		return nil
 	}
 	return sent[len(sent)-1]
 }
@@ -62,6 +63,7 @@ func To(t testing.TB, mem *plinthmail.Memory, addr string) *plinthmail.Message {
 	}
 	if len(found) != 1 {
 		t.Fatalf("mailtest: %d messages to %s, want 1%s", len(found), addr, summary(mem.Sent()))
+		return nil
 	}
 	return found[0]
 }

@@ -56,6 +56,9 @@ const (
 // Options configures Start. The zero value is a plain server that accepts
 // everything.
 type Options struct {
+	// Addr is the address to listen on. Default "127.0.0.1:0" (a free
+	// port on the loopback interface).
+	Addr string
 	// TLS is the server's encryption. Default NoTLS.
 	TLS TLSMode
 	// RequireTLS refuses MAIL with 530 before STARTTLS (STARTTLS mode).
@@ -150,7 +153,11 @@ func Start(opts Options) (*Server, error) {
 		changed: make(chan struct{}),
 		open:    map[net.Conn]struct{}{},
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := opts.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("smtptest: %w", err)
 	}
@@ -163,7 +170,7 @@ func Start(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// Host returns "127.0.0.1"; Port the port.
+// Host returns the host the server listens on ("127.0.0.1").
 func (s *Server) Host() string { h, _, _ := net.SplitHostPort(s.Addr); return h }
 
 // Port returns the server's port.
@@ -213,6 +220,14 @@ func (s *Server) Commands() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.commands...)
+}
+
+// Notify returns a channel closed at the next accepted message (kept or
+// not), for a caller that streams them.
+func (s *Server) Notify() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
 }
 
 // Wait returns once n messages were accepted, or with ctx's error.

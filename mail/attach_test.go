@@ -1,0 +1,90 @@
+package mail_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/mail"
+)
+
+// syncBuffer is a log destination safe for the App's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startApp serves app until its start hooks have run, then stops it, and
+// returns what it logged.
+func startApp(t *testing.T, app *plinth.App, log *syncBuffer) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- app.Serve(ctx, ln) }()
+	for range 200 { // the start log comes before Serve accepts; a bound, not a timing assertion
+		if strings.Contains(log.String(), "mail:") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	return log.String()
+}
+
+// TestAttach: the variables are declared (no misspelling warning), the
+// default transport is announced with a warning, a set one with its URL
+// redacted.
+func TestAttach(t *testing.T) {
+	for _, tc := range []struct {
+		url, want, notWant string
+	}{
+		{"", "messages are logged, not sent", "not read by Plinth"},
+		{"memory:", `url=memory:`, "not read by Plinth"},
+	} {
+		t.Setenv(mail.EnvURL, tc.url)
+		t.Setenv(mail.EnvFrom, "Team <team@example.com>")
+		var log syncBuffer
+		app := plinth.New()
+		app.Logger = slog.New(slog.NewTextHandler(&log, nil))
+		m, err := mail.Attach(app, mail.Config{Logger: app.Logger})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Send(context.Background(), &mail.Message{To: []string{"a@example.com"}, Text: "x"}); err != nil {
+			t.Fatalf("Send with the default From: %v", err)
+		}
+		out := startApp(t, app, &log)
+		if !strings.Contains(out, tc.want) || strings.Contains(out, tc.notWant) {
+			t.Errorf("URL %q: log\n%s\nwant %q, not %q", tc.url, out, tc.want, tc.notWant)
+		}
+	}
+	t.Setenv(mail.EnvURL, "smtp://u:secret@h")
+	if _, err := mail.Attach(plinth.New(), mail.Config{}); err == nil || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), mail.EnvURL) {
+		t.Fatalf("Attach with smtp:// and no opener: %v", err)
+	}
+}
