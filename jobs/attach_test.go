@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"strings"
@@ -70,6 +71,8 @@ func newServer(t *testing.T, cfg jobs.Config, grace time.Duration) *server {
 			panic("worker bug")
 		case "short":
 			time.Sleep(100 * time.Millisecond)
+		case "log":
+			jobs.Logger(ctx).Info("from the worker")
 		}
 		return nil
 	})
@@ -275,6 +278,15 @@ func TestAttachPanicAndTimeout(t *testing.T) {
 		t.Errorf("timeout: %+v", info)
 	}
 	s.wait(t, s.enqueue(t, sleep{}), jobs.StateCompleted)
+	// jobs.Logger names the job in the worker's own records.
+	id = s.enqueue(t, sleep{Mode: "log"})
+	s.wait(t, id, jobs.StateCompleted)
+	if want := fmt.Sprintf("msg=\"from the worker\" job_id=%d kind=sleep attempt=1", id); !strings.Contains(s.log.String(), want) {
+		t.Errorf("the log does not say %q:\n%s", want, s.log)
+	}
+	if jobs.Logger(context.Background()) != slog.Default() {
+		t.Error("outside a worker, Logger is not slog.Default()")
+	}
 }
 
 // When a later start-up hook fails, the OnStop hook stops the workers
