@@ -272,31 +272,42 @@ func run(w io.Writer) error {
 // interleave runs the ops in turn (op 0, op 1, ..., op 0, ...) until d
 // has passed per op, timing each call, and returns each op's calls per
 // second of its own time: the ops share whatever else the machine does
-// at the moment. Repeated for -rounds; the medians are returned.
-func interleave(d time.Duration, ops ...func(i int) error) ([]float64, error) {
+// at the moment. Repeated for -rounds; the medians are returned, and the
+// heap allocations per call of each op (the process's, read around each
+// call: background goroutines add a little to both).
+func interleave(d time.Duration, ops ...func(i int) error) (rates, allocs []float64, err error) {
 	per := make([][]float64, len(ops))
+	mallocs := make([]uint64, len(ops))
+	total := make([]int, len(ops))
+	var m0, m1 runtime.MemStats
 	for r := 0; r < *rounds; r++ {
 		spent := make([]time.Duration, len(ops))
 		calls := make([]int, len(ops))
 		for i := 0; spent[0] < d; i++ {
 			for k, op := range ops {
+				runtime.ReadMemStats(&m0)
 				t0 := time.Now()
 				if err := op(i); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				spent[k] += time.Since(t0)
+				runtime.ReadMemStats(&m1)
+				mallocs[k] += m1.Mallocs - m0.Mallocs
 				calls[k]++
 			}
 		}
 		for k := range ops {
 			per[k] = append(per[k], float64(calls[k])/spent[k].Seconds())
+			total[k] += calls[k]
 		}
 	}
-	out := make([]float64, len(ops))
+	rates = make([]float64, len(ops))
+	allocs = make([]float64, len(ops))
 	for k := range per {
-		out[k] = median(per[k])
+		rates[k] = median(per[k])
+		allocs[k] = float64(mallocs[k]) / float64(total[k])
 	}
-	return out, nil
+	return rates, allocs, nil
 }
 
 // measureEngine measures one engine's enqueue and work rates.
@@ -304,7 +315,7 @@ func measureEngine(ctx context.Context, e *env) ([]row, error) {
 	var rows []row
 	pg := e.db.Dialect() == data.Postgres
 	// Single enqueue, its own transaction.
-	v, err := interleave(*dur,
+	v, al, err := interleave(*dur,
 		func(i int) error { _, err := e.client.Enqueue(ctx, noopArgs{N: i}); return err },
 		func(i int) error {
 			var err error
@@ -318,12 +329,12 @@ func measureEngine(ctx context.Context, e *env) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, row{e.name + ": single enqueue", v[0], v[1], "jobs/s", ""})
+	rows = append(rows, row{e.name + ": single enqueue", v[0], v[1], "jobs/s", allocNote(al)})
 
 	// One enqueue inside an application transaction that inserts a row:
 	// the transaction's rate with and without the enqueue.
 	appInsert := "INSERT INTO app_rows (id, v) VALUES ($1, 'x')"
-	v, err = interleave(*dur,
+	v, al, err = interleave(*dur,
 		func(i int) error {
 			return e.db.InTx(ctx, func(ctx context.Context) error {
 				if _, err := e.db.Exec(ctx, appInsert, i); err != nil {
@@ -349,9 +360,9 @@ func measureEngine(ctx context.Context, e *env) ([]row, error) {
 		return nil, err
 	}
 	rows = append(rows, row{e.name + ": app transaction (1 row) + 1 enqueue, database/sql", v[0], v[1], "tx/s",
-		fmt.Sprintf("without the enqueue %s tx/s: the enqueue adds %.0f µs (Plinth), %.0f µs (River)", num(v[2]), 1e6/v[0]-1e6/v[2], 1e6/v[1]-1e6/v[2])})
+		fmt.Sprintf("without the enqueue %s tx/s: the enqueue adds %.0f µs (Plinth), %.0f µs (River); %s", num(v[2]), 1e6/v[0]-1e6/v[2], 1e6/v[1]-1e6/v[2], allocNote(al))})
 	if pg {
-		v, err = interleave(*dur,
+		v, al, err = interleave(*dur,
 			func(i int) error {
 				return e.db.InPgxTx(ctx, pgx.TxOptions{}, func(ctx context.Context) error {
 					tx, _ := data.PgxTxFrom(ctx)
@@ -378,7 +389,7 @@ func measureEngine(ctx context.Context, e *env) ([]row, error) {
 			return nil, err
 		}
 		rows = append(rows, row{e.name + ": app transaction (1 row) + 1 enqueue, pgx", v[0], v[1], "tx/s",
-			fmt.Sprintf("without the enqueue %s tx/s: the enqueue adds %.0f µs (Plinth), %.0f µs (River)", num(v[2]), 1e6/v[0]-1e6/v[2], 1e6/v[1]-1e6/v[2])})
+			fmt.Sprintf("without the enqueue %s tx/s: the enqueue adds %.0f µs (Plinth), %.0f µs (River); %s", num(v[2]), 1e6/v[0]-1e6/v[2], 1e6/v[1]-1e6/v[2], allocNote(al))})
 	}
 
 	// Batch enqueue.
@@ -389,7 +400,7 @@ func measureEngine(ctx context.Context, e *env) ([]row, error) {
 		bs[i] = jobs.Batch{Args: noopArgs{N: i}}
 		ps[i] = river.InsertManyParams{Args: noopArgs{N: i}}
 	}
-	v, err = interleave(*dur,
+	v, al, err = interleave(*dur,
 		func(int) error { _, err := e.client.EnqueueMany(ctx, bs); return err },
 		func(int) error {
 			var err error
@@ -403,7 +414,8 @@ func measureEngine(ctx context.Context, e *env) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, row{fmt.Sprintf("%s: batch enqueue (%d a batch)", e.name, n), v[0] * float64(n), v[1] * float64(n), "jobs/s", ""})
+	rows = append(rows, row{fmt.Sprintf("%s: batch enqueue (%d a batch)", e.name, n), v[0] * float64(n), v[1] * float64(n), "jobs/s",
+		allocNote([]float64{al[0] / float64(n), al[1] / float64(n)}) + " per job"})
 
 	// No-op work rate: workN jobs waiting, then the workers start.
 	p, r, err := pair(func() (float64, error) { return workRate(ctx, e, true) }, func() (float64, error) { return workRate(ctx, e, false) })
@@ -412,6 +424,11 @@ func measureEngine(ctx context.Context, e *env) ([]row, error) {
 	}
 	rows = append(rows, row{fmt.Sprintf("%s: no-op work, %d jobs, 100 workers", e.name, *workN), p, r, "jobs/s", "from start of the workers to the last job completed"})
 	return rows, nil
+}
+
+// allocNote gives the allocations per call of Plinth and River.
+func allocNote(al []float64) string {
+	return fmt.Sprintf("allocations: Plinth %.0f, River %.0f", al[0], al[1])
 }
 
 // workRate inserts workN no-op jobs and times their work, by Plinth's
