@@ -65,8 +65,9 @@ type Config struct {
 	// Port is the server's port. Default 587 for STARTTLS, 465 for
 	// ImplicitTLS, 25 for NoTLS.
 	Port int
-	// Username and Password authenticate (the best mechanism the server
-	// offers: SCRAM, then CRAM-MD5, PLAIN, LOGIN). Default none: no AUTH.
+	// Username and Password authenticate with the best mechanism the
+	// server offers (go-mail's choice: SCRAM, NTLM, CRAM-MD5, then PLAIN or
+	// LOGIN, these two over TLS only). Default none: no AUTH.
 	Username, Password string
 	// TLS is the encryption. Default STARTTLS.
 	TLS TLSMode
