@@ -423,6 +423,7 @@ type ReplyError struct {
 	Message string
 }
 
+// Error returns "COMMAND: CODE MESSAGE".
 func (e *ReplyError) Error() string {
 	return fmt.Sprintf("%s: %d %s", e.Command, e.Code, e.Message)
 }
