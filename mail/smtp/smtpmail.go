@@ -226,7 +226,9 @@ func (m *Mailer) send(ctx context.Context, c *smtp.Client, env mail.Envelope, ms
 	if err := m.deadline(ctx, c); err != nil {
 		return false, false, transient("setting the deadline", err)
 	}
-	stop := context.AfterFunc(ctx, func() { c.Close() })
+	// The client holds its lock while it waits for a reply, so Close would
+	// wait too: close the connection under it instead.
+	stop := context.AfterFunc(ctx, func() { c.Text.Close() })
 	defer func() {
 		if !stop() {
 			broken = true
