@@ -113,8 +113,15 @@ type idleConn struct {
 // New returns a Mailer for cfg. It does not connect: the first Send
 // (or Ping) does.
 func New(cfg Config) (*Mailer, error) {
-	if cfg.Host == "" {
+	switch {
+	case cfg.Host == "":
 		return nil, errors.New("smtpmail: Config.Host is required")
+	case cfg.Port < 0 || cfg.Port > 65535:
+		return nil, fmt.Errorf("smtpmail: Config.Port %d: want 1 to 65535 (0: the mode's default)", cfg.Port)
+	case cfg.Timeout < 0 || cfg.IdleTimeout < 0:
+		return nil, errors.New("smtpmail: Config.Timeout and IdleTimeout must not be negative (0: the default)")
+	case cfg.MaxIdle < -1:
+		return nil, fmt.Errorf("smtpmail: Config.MaxIdle %d: want -1 (none), 0 (the default) or more", cfg.MaxIdle)
 	}
 	if cfg.TLS == "" {
 		cfg.TLS = STARTTLS
@@ -129,13 +136,13 @@ func New(cfg Config) (*Mailer, error) {
 			cfg.Port = 587
 		}
 	}
-	if cfg.Timeout <= 0 {
+	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
 	if cfg.MaxIdle == 0 {
 		cfg.MaxIdle = DefaultMaxIdle
 	}
-	if cfg.IdleTimeout <= 0 {
+	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
 	tlsConfig := cfg.TLSConfig

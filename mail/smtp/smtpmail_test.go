@@ -413,3 +413,18 @@ func TestCancelMidTransaction(t *testing.T) {
 		t.Fatalf("Send = %v, want a transient error wrapping context.Canceled", err)
 	}
 }
+
+func TestNewRefusesBadConfig(t *testing.T) {
+	for _, cfg := range []smtpmail.Config{
+		{},
+		{Host: "h", Port: 70000},
+		{Host: "h", Timeout: -time.Second},
+		{Host: "h", IdleTimeout: -time.Second},
+		{Host: "h", MaxIdle: -2},
+		{Host: "h", TLS: "ssl"},
+	} {
+		if _, err := smtpmail.New(cfg); err == nil {
+			t.Errorf("New(%+v) accepted", cfg)
+		}
+	}
+}
