@@ -25,6 +25,7 @@ func Permanent(err error) error {
 	return &PermanentError{Err: err}
 }
 
+// Error returns the wrapped error's text.
 func (e *PermanentError) Error() string {
 	if e.Err == nil {
 		return "mail: permanent failure"
@@ -32,6 +33,7 @@ func (e *PermanentError) Error() string {
 	return e.Err.Error()
 }
 
+// Unwrap returns Err.
 func (e *PermanentError) Unwrap() error { return e.Err }
 
 // IsPermanent reports whether err is a permanent delivery failure: a

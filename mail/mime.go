@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Bytes validates m and returns its MIME form (RFC 5322 with CRLF line
@@ -99,11 +100,11 @@ func (m *Message) write(w *countWriter, p *parsed) error {
 		header(w, "Cc", addrList(p.cc))
 	}
 	if m.Subject != "" {
-		header(w, "Subject", mime.QEncoding.Encode("utf-8", m.Subject))
+		header(w, "Subject", encodeText(m.Subject))
 	}
 	header(w, "MIME-Version", "1.0")
 	for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
-		header(w, name, mime.QEncoding.Encode("utf-8", m.Headers[name]))
+		header(w, name, encodeText(m.Headers[name]))
 	}
 	ctype, body := m.content()
 	if len(m.Attachments) == 0 {
@@ -230,6 +231,50 @@ func header(w *countWriter, name, value string) {
 		value = rest
 	}
 	w.str("\r\n")
+}
+
+// encodeText returns s for an unstructured header field: as it is when it
+// is printable ASCII, else RFC 2047 encoded words (Q encoding, UTF-8). Text
+// that would read as an encoded word ("=?utf-8?q?...?=") is encoded too,
+// so that a reader shows it as typed instead of decoding it.
+func encodeText(s string) string {
+	if !strings.Contains(s, "=?") {
+		return mime.QEncoding.Encode("utf-8", s)
+	}
+	const maxWord = 75 - len("=?utf-8?q??=")
+	var b strings.Builder
+	word := make([]byte, 0, maxWord)
+	flush := func() {
+		if len(word) > 0 {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString("=?utf-8?q?")
+			b.Write(word)
+			b.WriteString("?=")
+			word = word[:0]
+		}
+	}
+	for _, r := range s {
+		var enc []byte
+		var buf [4]byte
+		for _, c := range buf[:utf8.EncodeRune(buf[:], r)] {
+			switch {
+			case c == ' ':
+				enc = append(enc, '_')
+			case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '!', c == '*', c == '+', c == '-', c == '/':
+				enc = append(enc, c)
+			default:
+				enc = append(enc, '=', "0123456789ABCDEF"[c>>4], "0123456789ABCDEF"[c&15])
+			}
+		}
+		if len(word)+len(enc) > maxWord {
+			flush()
+		}
+		word = append(word, enc...)
+	}
+	flush()
+	return b.String()
 }
 
 // addrList renders addresses for a header, non-ASCII names RFC 2047-encoded.

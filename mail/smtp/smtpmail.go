@@ -65,8 +65,9 @@ type Config struct {
 	// Port is the server's port. Default 587 for STARTTLS, 465 for
 	// ImplicitTLS, 25 for NoTLS.
 	Port int
-	// Username and Password authenticate (the best mechanism the server
-	// offers: SCRAM, then CRAM-MD5, PLAIN, LOGIN). Default none: no AUTH.
+	// Username and Password authenticate with the best mechanism the
+	// server offers (go-mail's choice: SCRAM, NTLM, CRAM-MD5, then PLAIN or
+	// LOGIN, these two over TLS only). Default none: no AUTH.
 	Username, Password string
 	// TLS is the encryption. Default STARTTLS.
 	TLS TLSMode
@@ -112,8 +113,15 @@ type idleConn struct {
 // New returns a Mailer for cfg. It does not connect: the first Send
 // (or Ping) does.
 func New(cfg Config) (*Mailer, error) {
-	if cfg.Host == "" {
+	switch {
+	case cfg.Host == "":
 		return nil, errors.New("smtpmail: Config.Host is required")
+	case cfg.Port < 0 || cfg.Port > 65535:
+		return nil, fmt.Errorf("smtpmail: Config.Port %d: want 1 to 65535 (0: the mode's default)", cfg.Port)
+	case cfg.Timeout < 0 || cfg.IdleTimeout < 0:
+		return nil, errors.New("smtpmail: Config.Timeout and IdleTimeout must not be negative (0: the default)")
+	case cfg.MaxIdle < -1:
+		return nil, fmt.Errorf("smtpmail: Config.MaxIdle %d: want -1 (none), 0 (the default) or more", cfg.MaxIdle)
 	}
 	if cfg.TLS == "" {
 		cfg.TLS = STARTTLS
@@ -128,13 +136,13 @@ func New(cfg Config) (*Mailer, error) {
 			cfg.Port = 587
 		}
 	}
-	if cfg.Timeout <= 0 {
+	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
 	if cfg.MaxIdle == 0 {
 		cfg.MaxIdle = DefaultMaxIdle
 	}
-	if cfg.IdleTimeout <= 0 {
+	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
 	tlsConfig := cfg.TLSConfig
@@ -225,7 +233,9 @@ func (m *Mailer) send(ctx context.Context, c *smtp.Client, env mail.Envelope, ms
 	if err := m.deadline(ctx, c); err != nil {
 		return false, false, transient("setting the deadline", err)
 	}
-	stop := context.AfterFunc(ctx, func() { c.Close() })
+	// The client holds its lock while it waits for a reply, so Close would
+	// wait too: close the connection under it instead.
+	stop := context.AfterFunc(ctx, func() { c.Text.Close() })
 	defer func() {
 		if !stop() {
 			broken = true
@@ -422,6 +432,7 @@ type ReplyError struct {
 	Message string
 }
 
+// Error returns "COMMAND: CODE MESSAGE".
 func (e *ReplyError) Error() string {
 	return fmt.Sprintf("%s: %d %s", e.Command, e.Code, e.Message)
 }

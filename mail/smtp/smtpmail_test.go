@@ -1,6 +1,7 @@
 package smtpmail_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"net"
@@ -356,5 +357,74 @@ func TestMixedRefusals(t *testing.T) {
 	}
 	if cmds := strings.Join(s.Commands(), "|"); !strings.Contains(cmds, "RSET") || strings.Contains(cmds, "DATA") {
 		t.Fatalf("commands %s: want RSET and no DATA", cmds)
+	}
+}
+
+// TestCancelMidTransaction: a context cancelled while the server sits on
+// RCPT ends Send with context.Canceled (the connection closed under it),
+// transient, and the connection is not reused.
+func TestCancelMidTransaction(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	rcpt := make(chan struct{}, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				c.Write([]byte("220 hold ESMTP\r\n"))
+				for {
+					line, err := r.ReadString('\n')
+					if err != nil {
+						return
+					}
+					switch verb := strings.ToUpper(strings.Fields(line + " x")[0]); verb {
+					case "EHLO", "HELO":
+						c.Write([]byte("250 hold\r\n"))
+					case "MAIL":
+						c.Write([]byte("250 ok\r\n"))
+					case "RCPT":
+						rcpt <- struct{}{} // and never answer
+					default:
+						c.Write([]byte("250 ok\r\n"))
+					}
+				}
+			}()
+		}
+	}()
+	m, _ := smtpmail.New(smtpmail.Config{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, TLS: smtpmail.NoTLS, Timeout: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-rcpt; cancel() }()
+	done := make(chan error, 1)
+	go func() { done <- m.Send(ctx, message()) }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second): // a bound against a hang (Timeout is an hour), not a timing assertion
+		t.Fatal("Send did not return after the cancel")
+	}
+	if !errors.Is(err, context.Canceled) || mail.IsPermanent(err) {
+		t.Fatalf("Send = %v, want a transient error wrapping context.Canceled", err)
+	}
+}
+
+func TestNewRefusesBadConfig(t *testing.T) {
+	for _, cfg := range []smtpmail.Config{
+		{},
+		{Host: "h", Port: 70000},
+		{Host: "h", Timeout: -time.Second},
+		{Host: "h", IdleTimeout: -time.Second},
+		{Host: "h", MaxIdle: -2},
+		{Host: "h", TLS: "ssl"},
+	} {
+		if _, err := smtpmail.New(cfg); err == nil {
+			t.Errorf("New(%+v) accepted", cfg)
+		}
 	}
 }
