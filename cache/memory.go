@@ -85,17 +85,36 @@ type shard struct {
 	_     [64]byte // keep shards' locks on separate cache lines
 }
 
+// entry is one key's value. What a hit reads comes first, in the first 64
+// bytes (one cache line): the key, the value, the expiry, the stamp.
 type entry struct {
-	key        string
-	b          []byte
-	v          any
-	isValue    bool
+	key     string
+	v       any    // a Go value (isValue)
+	chain   *entry // the next entry of the same hash (a 64-bit collision: rare)
+	expires int64  // clock reading; 0 never
+	stamp   uint64 // shard.moves when it was last put at the front
+
+	prev, next *entry
+	b          []byte // bytes (!isValue)
 	size       int64
 	hash       uint64 // maphash of key, with the Memory's seed
-	chain      *entry // the next entry of the same hash (a 64-bit collision: rare)
-	expires    int64  // clock reading; 0 never
-	stamp      uint64 // shard.moves when it was last put at the front
-	prev, next *entry
+	isValue    bool
+}
+
+// valueNode is an entry and the Of[T] value it holds, in one allocation: a
+// hit reads the value from the memory right after the entry's, not from
+// elsewhere in the heap.
+type valueNode[T any] struct {
+	e  entry
+	ve valueEntry[T]
+}
+
+// putValue is SetValue for an Of[T] on a Memory, with the entry and the value
+// allocated together.
+func putValue[T any](m *Memory, key string, ve valueEntry[T], size int, ttl time.Duration) error {
+	n := &valueNode[T]{ve: ve}
+	n.e = entry{key: key, v: &n.ve, isValue: true, size: int64(len(key)+size) + entryOverhead, expires: m.clock.expiry(ttl)}
+	return m.put(&n.e)
 }
 
 // NewMemory returns a Memory store.

@@ -411,6 +411,9 @@ func (o *Of[T]) put(ctx context.Context, key string, v T, gens []int64, ttl time
 	if err != nil {
 		return fmt.Errorf("cache: encoding %q: %w", key, err)
 	}
+	if m, ok := o.values.(*Memory); ok {
+		return putValue(m, key, valueEntry[T]{v: v, gens: gens}, len(b), ttl)
+	}
 	if o.values != nil {
 		return o.values.SetValue(key, &valueEntry[T]{v: v, gens: gens}, len(b), ttl)
 	}
