@@ -445,7 +445,11 @@ func TestCheckCacheRedis(t *testing.T) {
 	if redisURL == "" {
 		t.Skip("set PLINTH_TEST_REDIS (redis://127.0.0.1:6379/0) to check the cache on Redis")
 	}
-	w := newWorld(t, onSQLite)
+	e := onSQLite
+	if os.Getenv("PLINTH_TEST_POSTGRES") != "" {
+		e = onPostgres // the deployment the issue names: PostgreSQL, Redis and SMTP together
+	}
+	w := newWorld(t, e)
 	// A prefix of this run's own: the reports' keys, their counters and
 	// the tag's generation are apart from every other user of the database.
 	sep := "?"
