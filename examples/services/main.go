@@ -8,13 +8,13 @@
 // written to the log:
 //
 //	go run ./examples/services                        # serves on :8080, or $PLINTH_ADDR
-//	curl -X POST localhost:8080/signup -d '{"email":"ada@example.com","name":"Ada"}'
+//	curl -X POST localhost:8080/signup -H 'Content-Type: application/json' -d '{"email":"ada@example.com","name":"Ada"}'
 //
 // On PostgreSQL, Redis and an SMTP server, by environment:
 //
 //	PLINTH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/services \
 //	PLINTH_CACHE_URL=redis://127.0.0.1:6379/0 \
-//	PLINTH_MAIL_URL=smtp://127.0.0.1:1025 \
+//	PLINTH_MAIL_URL='smtp://127.0.0.1:1025?tls=none' \
 //	PLINTH_ROLE=web go run ./examples/services       # and PLINTH_ROLE=worker in another
 //
 // README.md beside this file describes each endpoint and variable.
