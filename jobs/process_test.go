@@ -97,8 +97,9 @@ func TestSIGTERM(t *testing.T) {
 			}
 			// The hard stop fires at 0.9s; a second of slack covers a
 			// loaded machine's scheduling, not a missed deadline (Run
-			// would then fail, naming the requests or jobs cut off).
-			if took > 2*time.Second {
+			// would then fail, naming the requests or jobs cut off);
+			// under -race only the outcome is checked.
+			if took > 2*time.Second && !raceEnabled {
 				t.Errorf("exited %s after SIGTERM, far beyond the grace of 1s", took)
 			}
 			if !strings.Contains(strings.Join(rest, "\n"), want) {
