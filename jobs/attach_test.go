@@ -177,7 +177,9 @@ func TestAttachHardStop(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
-	if took >= grace {
+	// The hard stop's deadline is 0.95s; 250ms of slack covers a loaded
+	// machine's scheduling (under -race only the outcome is checked).
+	if took >= grace+250*time.Millisecond && !raceEnabled {
 		t.Errorf("the stop took %s, beyond the grace of %s", took, grace)
 	}
 	info, _ := s.c.Job(context.Background(), id)

@@ -58,6 +58,7 @@ type job struct {
 	cancel    context.CancelCauseFunc // set while running
 	cancelReq bool                    // Cancel while running: cancelled when it returns
 	handBack  bool                    // the hard stop: available again when it returns
+	gen       int                     // executions begun: a result of an older one is ignored
 }
 
 // New returns an empty Backend on the real clock.

@@ -450,3 +450,46 @@ func TestInjectedErrors(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A worker that ignores its cancelled context past the hard stop is
+// abandoned: Stop returns by hard's end with the job handed back, and the
+// worker's late result is ignored.
+func TestWorkersAbandonedAtHardStop(t *testing.T) {
+	b := jobstest.New()
+	c := jobs.NewClient(b)
+	started, release, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	jobs.Handle(c, func(ctx context.Context, j *jobs.Job[task]) error {
+		if j.Attempt == 1 {
+			close(started)
+			<-release // deaf to ctx
+			defer close(returned)
+		}
+		return nil
+	})
+	ctx := context.Background()
+	if err := b.Start(ctx, map[string]int{"default": 1}, nil, c.Work); err != nil {
+		t.Fatal(err)
+	}
+	id := enqueue(t, c, task{})
+	<-started
+	soft, cancelSoft := context.WithCancel(ctx)
+	cancelSoft()
+	hard, cancelHard := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancelHard()
+	if err := b.Stop(soft, hard); err != nil {
+		t.Fatal(err)
+	}
+	info := state(t, c, id)
+	if info.State != jobs.StateAvailable || len(info.Errors) != 1 || !strings.Contains(info.Errors[0].Error, "had not returned") {
+		t.Errorf("abandoned: %+v", info)
+	}
+	close(release)
+	<-returned
+	time.Sleep(10 * time.Millisecond) // finish runs after the worker's return
+	if info := state(t, c, id); info.State != jobs.StateAvailable {
+		t.Errorf("the abandoned worker's result was applied: %+v", info)
+	}
+	if n := b.Drain(ctx, c); n != 1 || state(t, c, id).State != jobs.StateCompleted || state(t, c, id).Attempt != 2 {
+		t.Errorf("after the restart: %d runs, %+v", n, state(t, c, id))
+	}
+}
