@@ -55,7 +55,8 @@ func StopMargin(grace time.Duration) time.Duration { return min(grace/10, MaxSto
 //     plinth_inspect build) answers from c.
 //
 // Register the kinds (Handle) and the periodic jobs (Every, Cron) before
-// the App starts.
+// the App starts. Attach one Client per App: a second Attach panics (the
+// "jobs" admin mode is taken).
 func Attach(app *plinth.App, c *Client, cfg Config) {
 	app.DeclareEnv(envNames()...)
 	app.ReadinessCheck("queue", ReadinessTimeout, c.backend.Ping)
@@ -133,7 +134,7 @@ func (r *runner) start(ctx context.Context) error {
 		}
 	}()
 	r.log.Info("jobs: workers started", "role", cfg.Role.String(), "queues", cfg.Queues, "kinds", kinds,
-		"job_timeout", cfg.JobTimeout, "periodic", len(r.c.periodic), "stop_margin", r.margin)
+		"job_timeout", cfg.JobTimeout, "periodic", r.c.periodicCount(), "stop_margin", r.margin)
 	return nil
 }
 

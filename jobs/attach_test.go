@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"strings"
@@ -70,6 +71,8 @@ func newServer(t *testing.T, cfg jobs.Config, grace time.Duration) *server {
 			panic("worker bug")
 		case "short":
 			time.Sleep(100 * time.Millisecond)
+		case "log":
+			jobs.Logger(ctx).Info("from the worker")
 		}
 		return nil
 	})
@@ -122,19 +125,19 @@ func (s *server) enqueue(t *testing.T, a jobs.Args) int64 {
 	return res.ID
 }
 
-// stop cancels Serve's context (the drain starts) and returns Serve's
-// error and how long the stop took.
-func (s *server) stop(t *testing.T) (error, time.Duration) {
+// stop cancels Serve's context (the drain starts) and returns how long
+// the stop took and Serve's error.
+func (s *server) stop(t *testing.T) (time.Duration, error) {
 	t.Helper()
 	start := time.Now()
 	s.stopped = true
 	s.cancel()
 	select {
 	case err := <-s.done:
-		return err, time.Since(start)
+		return time.Since(start), err
 	case <-time.After(30 * time.Second):
 		t.Fatal("Serve did not return")
-		return nil, 0
+		return 0, nil
 	}
 }
 
@@ -147,7 +150,7 @@ func TestAttachSoftStop(t *testing.T) {
 	id := s.enqueue(t, sleep{Mode: "short"})
 	<-s.started
 	<-s.started
-	err, _ := s.stop(t)
+	_, err := s.stop(t)
 	if err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
@@ -170,7 +173,7 @@ func TestAttachHardStop(t *testing.T) {
 	s.start(t)
 	id := s.enqueue(t, sleep{Mode: "block"})
 	<-s.started
-	err, took := s.stop(t)
+	took, err := s.stop(t)
 	if err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
@@ -205,7 +208,7 @@ func TestAttachRoleWeb(t *testing.T) {
 	if _, err := s.c.Enqueue(context.Background(), unregistered{}); !errors.Is(err, jobs.ErrUnknownKind) {
 		t.Errorf("unknown kind: %v", err)
 	}
-	if err, _ := s.stop(t); err != nil {
+	if _, err := s.stop(t); err != nil {
 		t.Error(err)
 	}
 	if !strings.Contains(s.log.String(), "role web: no workers") {
@@ -275,4 +278,36 @@ func TestAttachPanicAndTimeout(t *testing.T) {
 		t.Errorf("timeout: %+v", info)
 	}
 	s.wait(t, s.enqueue(t, sleep{}), jobs.StateCompleted)
+	// jobs.Logger names the job in the worker's own records.
+	id = s.enqueue(t, sleep{Mode: "log"})
+	s.wait(t, id, jobs.StateCompleted)
+	if want := fmt.Sprintf("msg=\"from the worker\" job_id=%d kind=sleep attempt=1", id); !strings.Contains(s.log.String(), want) {
+		t.Errorf("the log does not say %q:\n%s", want, s.log)
+	}
+	if jobs.Logger(context.Background()) != slog.Default() {
+		t.Error("outside a worker, Logger is not slog.Default()")
+	}
+}
+
+// When a later start-up hook fails, the OnStop hook stops the workers
+// Attach started, and Serve returns the hook's error.
+func TestAttachStartFailureStops(t *testing.T) {
+	s := newServer(t, jobs.Config{}, 2*time.Second)
+	s.app.OnStart(func(context.Context) error { return errors.New("cache unreachable") })
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	err := s.app.Serve(context.Background(), ln)
+	if err == nil || !strings.Contains(err.Error(), "cache unreachable") {
+		t.Fatalf("Serve: %v", err)
+	}
+	for _, want := range []string{"jobs: workers started", "jobs: workers stopped"} {
+		if !strings.Contains(s.log.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, s.log)
+		}
+	}
+	// Stopped: a job enqueued now stays available.
+	id := s.enqueue(t, sleep{})
+	time.Sleep(50 * time.Millisecond)
+	if info, _ := s.c.Job(context.Background(), id); info.State != jobs.StateAvailable {
+		t.Errorf("a stopped worker ran a job: %+v", info)
+	}
 }

@@ -31,10 +31,9 @@ type Client struct {
 
 // kind is one registered job kind.
 type kind struct {
-	name  string
-	typ   reflect.Type
-	queue string // informational: the queue Handle was told, if any
-	run   func(ctx context.Context, e *Execution) error
+	name string
+	typ  reflect.Type
+	run  func(ctx context.Context, e *Execution) error
 }
 
 // NewClient returns a Client over b.
@@ -177,7 +176,8 @@ func (c *Client) prepare(args Args, opts []Option) (Insert, error) {
 // or discards a job whose kind this process does not know. A worker's
 // panic is recovered into the attempt's error (retried like any other),
 // its stack logged; the process goes on. Failures are logged with the
-// job's id, kind and attempt through the App's logger (Attach).
+// job's id, kind and attempt through the App's logger (Attach); Logger
+// gives the worker a logger that does the same.
 func (c *Client) Work(ctx context.Context, e *Execution) (err error) {
 	c.mu.RLock()
 	k, ok := c.kinds[e.Kind]
@@ -188,6 +188,7 @@ func (c *Client) Work(ctx context.Context, e *Execution) (err error) {
 			slog.Int64("job_id", e.ID), slog.String("kind", e.Kind), slog.Int("attempt", e.Attempt))
 		return err
 	}
+	ctx = context.WithValue(ctx, execKey{}, &running{c: c, e: e})
 	if d := time.Duration(c.timeout.Load()); d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("jobs: job timeout of %s passed", d))

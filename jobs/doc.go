@@ -9,6 +9,15 @@
 // to more than MaxArgsBytes, so that a bad job fails at the call that made
 // it, never at work time.
 //
+// Attach ties a Client to an App: workers start in the worker and all
+// roles (PLINTH_ROLE), stop softly when the drain starts and are
+// hard-stopped before the grace period ends (StopMargin), the running jobs
+// handed back to the queue; a readiness check named "queue" follows the
+// backend; `plinth jobs` lists, retries and cancels jobs through the
+// application's own binary. Every and Cron enqueue periodic jobs once per
+// tick across instances. The jobstest package is an in-memory Backend for
+// tests; docs/jobs.md has the whole picture.
+//
 // Delivery is at least once: a job whose process dies mid-run runs again,
 // so a worker's side effects must be safe to repeat (or recorded in the
 // same transaction as the work they stand for).

@@ -70,10 +70,17 @@ func Unique(key string) Option { return func(p *Params) { p.UniqueKey = key } }
 // resolve applies opts over the defaults and checks the result.
 func resolve(opts []Option) (Params, error) {
 	var p Params
-	for _, o := range opts {
-		if o != nil {
-			o(&p)
+	if len(opts) > 0 {
+		// Options get a heap copy (they are called through pointers, so
+		// what they write to escapes): an enqueue without options does
+		// not pay for it.
+		pp := new(Params)
+		for _, o := range opts {
+			if o != nil {
+				o(pp)
+			}
 		}
+		p = *pp
 	}
 	if p.Queue == "" {
 		p.Queue = DefaultQueue

@@ -86,6 +86,13 @@ func (c *Client) checkPeriodic() error {
 	return nil
 }
 
+// periodicCount returns the number of registered schedules.
+func (c *Client) periodicCount() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.periodic)
+}
+
 // tickKey is the unique key of a schedule's tick.
 func tickKey(s schedule, tick time.Time) string {
 	return s.String() + "@" + tick.UTC().Format(time.RFC3339Nano)

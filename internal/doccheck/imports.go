@@ -21,6 +21,8 @@ var knownPackages = map[string]string{
 	"plinthtest": "github.com/plinth-go/plinth/plinthtest",
 	"webtest":    "github.com/plinth-go/plinth/web/webtest",
 	"datatest":   "github.com/plinth-go/plinth/data/datatest",
+	"jobs":       "github.com/plinth-go/plinth/jobs",
+	"jobstest":   "github.com/plinth-go/plinth/jobs/jobstest",
 	// web/redisstore is also "redisstore": a snippet using it imports it.
 
 	// The standard library.

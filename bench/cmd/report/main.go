@@ -16,6 +16,7 @@
 //	modules-<date>.txt     the module package per request and at startup (go test -bench Module)
 //	web-sessions-<date>.txt    sessions and CSRF against scs, gorilla and nosurf (run-web-sessions.sh)
 //	laravel-<date>.md      the whole site against gin and Laravel on PHP-FPM (laravel/run.sh)
+//	jobs-enqueue-<date>.md the jobs core's enqueue path beside json.Marshal (run-jobs.sh)
 //	jobs-<date>.md         jobs/river beside raw River and pgbench (services/cmd/jobs-bench)
 //	compile-<date>.md      build time, vet, binary size and modules of the minimal and api apps (compile/run.sh)
 //
@@ -74,7 +75,7 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|web-sessions|tfb-engine|tfb|pool-modes|engine|compile|laravel|jobs)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
+var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|web-sessions|tfb-engine|tfb|pool-modes|engine|compile|laravel|jobs-enqueue|jobs)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
 
 // latest returns the newest file of a kind and extension, "" when none.
 func latest(dir, kind, ext string) (string, error) {
@@ -122,6 +123,7 @@ Caveats, for every table below:
 		copied("engine", "Plinth's engine (issue 26)", "bench/run-engine.sh"),
 		copied("tfb-engine", "TechEmpower benchmark on Plinth's engine", engineTFBCommand), compile,
 		copied("laravel", "Whole site: Plinth, gin and Laravel on PHP-FPM", "bench/laravel/run.sh"),
+		copied("jobs-enqueue", "Jobs: the enqueue path", "bench/run-jobs.sh"),
 		copied("jobs", "Jobs: jobs/river beside raw River", "cd bench/services && go run ./cmd/jobs-bench -o ../results/jobs-$(date -u +%F).md")}
 	for _, s := range sections {
 		if err := s(w, dir); err != nil {

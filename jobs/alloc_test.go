@@ -1,0 +1,69 @@
+package jobs_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/plinth-go/plinth/jobs"
+)
+
+// nopBackend stores nothing: AllocsPerRun then counts Enqueue's own work.
+type nopBackend struct{ jobs.Backend }
+
+func (nopBackend) Insert(_ context.Context, batch []jobs.Insert) ([]jobs.Result, error) {
+	return results[:len(batch)], nil
+}
+
+var results = make([]jobs.Result, 16)
+
+// Enqueue's prepare path (the kind's lookup, the options, the JSON
+// encoding, the size check) and the call into the backend allocate the
+// encoded arguments and the one-job batch, and the resolved Params when
+// there are options, whatever their number. The budgets are exact;
+// raising one is a decision.
+func TestEnqueueAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under -race")
+	}
+	c := jobs.NewClient(nopBackend{})
+	jobs.Handle(c, func(context.Context, *jobs.Job[welcome]) error { return nil })
+	ctx := context.Background()
+	args := welcome{Email: "ada@example.com", Name: "Ada"}
+	queue := jobs.Queue("mail")
+	prio := jobs.Priority(2)
+	for _, tc := range []struct {
+		name string
+		opts []jobs.Option
+		max  float64
+	}{
+		{"no options", nil, enqueueAllocs},
+		{"two options", []jobs.Option{queue, prio}, enqueueAllocs + 1},
+	} {
+		n := testing.AllocsPerRun(200, func() {
+			if _, err := c.Enqueue(ctx, args, tc.opts...); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n != tc.max {
+			t.Errorf("%s: %.0f allocations per Enqueue, want %.0f", tc.name, n, tc.max)
+		}
+	}
+}
+
+// enqueueAllocs is Enqueue's budget without options: the caller's boxing
+// of the arguments into Args (the test's, as an application's), the
+// encoded JSON, and the one-job batch handed to the backend. Options add
+// one: the Params they write to.
+const enqueueAllocs = 3
+
+func BenchmarkEnqueuePrepare(b *testing.B) {
+	c := jobs.NewClient(nopBackend{})
+	jobs.Handle(c, func(context.Context, *jobs.Job[welcome]) error { return nil })
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Enqueue(ctx, welcome{Email: "ada@example.com", Name: "Ada"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
