@@ -618,12 +618,14 @@ func TestCancelRunning(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Fatal("job did not start")
 			}
+			t0 := time.Now()
 			if _, err := f.backend.Cancel(context.Background(), r.ID); err != nil {
 				t.Fatal(err)
 			}
 			if in := f.waitState(t, r.ID, jobs.StateCancelled); in.Attempt != 1 {
 				t.Fatalf("cancelled job %+v", in)
 			}
+			t.Logf("running job cancelled in %v", time.Since(t0).Round(time.Millisecond))
 		})
 	}
 }
