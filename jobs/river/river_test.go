@@ -600,3 +600,32 @@ func TestStartErrors(t *testing.T) {
 		t.Fatal("second Start accepted")
 	}
 }
+
+// TestCancelRunning: Backend.Cancel of a running job cancels its context
+// in the process that runs it (River's remote cancel), and the job ends
+// cancelled.
+func TestCancelRunning(t *testing.T) {
+	for _, e := range engines(t) {
+		t.Run(e.name, func(t *testing.T) {
+			f := newFixture(t, e.url(t), Config{})
+			f.start(t)
+			r, err := f.client.Enqueue(context.Background(), ctlArgs{Do: "block"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-f.started:
+			case <-time.After(20 * time.Second):
+				t.Fatal("job did not start")
+			}
+			t0 := time.Now()
+			if _, err := f.backend.Cancel(context.Background(), r.ID); err != nil {
+				t.Fatal(err)
+			}
+			if in := f.waitState(t, r.ID, jobs.StateCancelled); in.Attempt != 1 {
+				t.Fatalf("cancelled job %+v", in)
+			}
+			t.Logf("running job cancelled in %v", time.Since(t0).Round(time.Millisecond))
+		})
+	}
+}

@@ -16,9 +16,9 @@
 //	modules-<date>.txt     the module package per request and at startup (go test -bench Module)
 //	web-sessions-<date>.txt    sessions and CSRF against scs, gorilla and nosurf (run-web-sessions.sh)
 //	laravel-<date>.md      the whole site against gin and Laravel on PHP-FPM (laravel/run.sh)
+//	jobs-enqueue-<date>.md the jobs core's enqueue path beside json.Marshal (run-jobs.sh)
 //	jobs-<date>.md         jobs/river beside raw River and pgbench (services/cmd/jobs-bench)
 //	mail-<date>.md         mail render and send beside raw go-mail (services/run-mail.sh)
-//	jobs-enqueue-<date>.md the jobs core's enqueue path beside json.Marshal (run-jobs.sh)
 //	compile-<date>.md      build time, vet, binary size and modules of the minimal and api apps (compile/run.sh)
 //
 // Each table says the command that produced its file. Usage, from bench/:
@@ -124,9 +124,9 @@ Caveats, for every table below:
 		copied("engine", "Plinth's engine (issue 26)", "bench/run-engine.sh"),
 		copied("tfb-engine", "TechEmpower benchmark on Plinth's engine", engineTFBCommand), compile,
 		copied("laravel", "Whole site: Plinth, gin and Laravel on PHP-FPM", "bench/laravel/run.sh"),
+		copied("jobs-enqueue", "Jobs: the enqueue path", "bench/run-jobs.sh"),
 		copied("jobs", "Jobs: jobs/river beside raw River", "cd bench/services && go run ./cmd/jobs-bench -o ../results/jobs-$(date -u +%F).md"),
-		copied("mail", "Mail: render and send, beside raw go-mail", "bench/services/run-mail.sh"),
-		copied("jobs-enqueue", "Jobs: the enqueue path", "bench/run-jobs.sh")}
+		copied("mail", "Mail: render and send, beside raw go-mail", "bench/services/run-mail.sh")}
 	for _, s := range sections {
 		if err := s(w, dir); err != nil {
 			return err
