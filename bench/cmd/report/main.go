@@ -17,6 +17,7 @@
 //	web-sessions-<date>.txt    sessions and CSRF against scs, gorilla and nosurf (run-web-sessions.sh)
 //	laravel-<date>.md      the whole site against gin and Laravel on PHP-FPM (laravel/run.sh)
 //	compile-<date>.md      build time, vet, binary size and modules of the minimal and api apps (compile/run.sh)
+//	cache-<date>.md        cache hits beside golang-lru and otter, the stampede, Redis beside go-redis (services/run-cache.sh)
 //
 // Each table says the command that produced its file. Usage, from bench/:
 //
@@ -73,7 +74,7 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|web-sessions|tfb-engine|tfb|pool-modes|engine|compile|laravel)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
+var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|web-sessions|tfb-engine|tfb|pool-modes|engine|compile|laravel|cache)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
 
 // latest returns the newest file of a kind and extension, "" when none.
 func latest(dir, kind, ext string) (string, error) {
@@ -120,7 +121,8 @@ Caveats, for every table below:
 	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON, modules, webSessions, fullStack, httpSection("http-fullstack", false), copied("tfb", "TechEmpower benchmark", "cd bench/tfb && ./run.sh"), copied("pool-modes", "Plinth TFB server: pool modes", "cd bench/tfb && ./run-pool-modes.sh"),
 		copied("engine", "Plinth's engine (issue 26)", "bench/run-engine.sh"),
 		copied("tfb-engine", "TechEmpower benchmark on Plinth's engine", engineTFBCommand), compile,
-		copied("laravel", "Whole site: Plinth, gin and Laravel on PHP-FPM", "bench/laravel/run.sh")}
+		copied("laravel", "Whole site: Plinth, gin and Laravel on PHP-FPM", "bench/laravel/run.sh"),
+		copied("cache", "Cache (issue 30)", "PLINTH_TEST_REDIS=redis://127.0.0.1:6379/0 bench/services/run-cache.sh")}
 	for _, s := range sections {
 		if err := s(w, dir); err != nil {
 			return err
