@@ -38,5 +38,6 @@ END {
 			printf "| %s | %.0f | %s | %.2f |\n", r[l], median(name), allocs[name], median(name) / median(peer)
 		}
 	}
+	if ("BenchmarkCacheClock/time.Now" in seen) printf "\nBenchmarkCacheClock: a time.Now costs %.1f ns, an atomic load %.2f ns: Memory checks expiry against a coarse clock (MemoryOptions.Resolution, 10 ms) instead of reading the time per hit.\n", median("BenchmarkCacheClock/time.Now"), median("BenchmarkCacheClock/atomic-load")
 	if (computes != "") printf "\nBenchmarkCacheStampede: 64 concurrent misses of one cold key, %s computes/op (1 = single flight).\n", computes
 }

@@ -32,7 +32,7 @@ flock /tmp/plinth-wallclock.lock bash -c "
 	for i in \$(seq 1 $rounds); do
 		$(declare -f run)
 		tmp=$tmp benchtime=$benchtime
-		run '^BenchmarkCache(Hit|HitParallel|RedisHit)\$'
+		run '^BenchmarkCache(Hit|HitParallel|RedisHit|Clock)\$'
 	done
 	tmp=$tmp benchtime=1x
 	$(declare -f run)
