@@ -6,9 +6,9 @@ import (
 )
 
 // clock is a coarse clock: one goroutine reads the time every resolution
-// and readers load it atomically. On this machine's virtualized clock a
-// time.Now costs about 160 ns, several times a whole cache hit; a coarse
-// read costs an atomic load. Its readings are nanoseconds since start
+// and readers load it atomically. On a virtualized clock a time.Now costs
+// about as much as a whole cache hit, a coarse read an atomic load
+// (BenchmarkCacheClock in bench/services, BENCHMARKS.md "Cache"). Its readings are nanoseconds since start
 // (monotonic, not wall time).
 type clock struct {
 	start time.Time

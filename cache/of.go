@@ -107,6 +107,7 @@ func WithLogger(l *slog.Logger) Option {
 type Of[T any] struct {
 	store  Store
 	values ValueStore // non-nil when store keeps Go values
+	mem    *Memory    // non-nil when store is a Memory: called directly
 	locker Locker     // non-nil with WithLock on a Locker
 	codec  Codec[T]
 	tags   []string
@@ -154,6 +155,7 @@ func New[T any](store Store, opts ...Option) *Of[T] {
 		o.set.log = slog.Default()
 	}
 	o.tags = o.set.tags
+	o.mem, _ = store.(*Memory)
 	if vs, ok := store.(ValueStore); ok {
 		o.values = vs
 		for _, t := range o.tags {
@@ -192,11 +194,14 @@ func (o *Of[T]) Remember(ctx context.Context, key string, ttl time.Duration, fn 
 // error). A panic in fn is returned to every waiter as an error.
 func (o *Of[T]) Fetch(ctx context.Context, key string, ttl time.Duration, fn func(context.Context) (T, error)) (T, Outcome, error) {
 	var zero T
-	if err := CheckKey(key); err != nil {
-		return zero, Miss, err
+	if len(key) > MaxKeyLen {
+		return zero, Miss, CheckKey(key) // before a Store hashes it
 	}
 	if v, ok, _ := o.get(ctx, key); ok {
-		return v, Hit, nil
+		return v, Hit, nil // a stored key was checked when it was stored
+	}
+	if err := CheckKey(key); err != nil {
+		return zero, Miss, err
 	}
 
 	o.mu.Lock()
@@ -340,7 +345,13 @@ func (o *Of[T]) Delete(ctx context.Context, key string) error {
 func (o *Of[T]) get(ctx context.Context, key string) (T, bool, error) {
 	var zero T
 	if o.values != nil {
-		x, ok := o.values.GetValue(key)
+		var x any
+		var ok bool
+		if o.mem != nil {
+			x, ok = o.mem.GetValue(key)
+		} else {
+			x, ok = o.values.GetValue(key)
+		}
 		if !ok {
 			return zero, false, nil
 		}

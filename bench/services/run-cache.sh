@@ -4,7 +4,8 @@
 # (RunParallel on GOMAXPROCS goroutines), Remember hits, the stampede, and
 # Redis hits beside raw go-redis. Writes
 #   results/cache-<date>.txt   raw `go test -bench` output, the command, machine and commit on top
-# and prints BENCHMARKS.md's tables (medians of the rounds; ratios computed within the run).
+# in bench/results/, and bench/results/cache-<date>.md, BENCHMARKS.md's "Cache" section (medians of
+# the rounds; ratios computed within the run; `cd bench && go run ./cmd/report` copies it in).
 #
 # Usage: ./run-cache.sh [rounds]     (default 10; each round runs every benchmark once, so the
 #                                     libraries alternate round by round)
@@ -15,8 +16,8 @@ set -euo pipefail
 rounds=${1:-10}
 benchtime=${BENCHTIME:-200ms}
 cd "$(dirname "$0")"
-mkdir -p results
-out=results/cache-$(date -u +%Y-%m-%d).txt
+results=../results
+out=$results/cache-$(date -u +%Y-%m-%d).txt
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go test -c -o "$tmp/services.test" .
@@ -31,11 +32,11 @@ flock /tmp/plinth-wallclock.lock bash -c "
 	for i in \$(seq 1 $rounds); do
 		$(declare -f run)
 		tmp=$tmp benchtime=$benchtime
-		run '^BenchmarkCache(Hit|HitParallel|RedisHit)\$'
+		run '^BenchmarkCache(Hit|HitParallel|RedisHit|Clock)\$'
 	done
 	tmp=$tmp benchtime=1x
 	$(declare -f run)
 	\"$tmp/services.test\" -test.run '^\$' -test.bench '^BenchmarkCacheStampede\$' -test.benchtime 200x
 " | grep -E '^Benchmark' >>"$out"
-echo "wrote $out" >&2
-awk -f report-cache.awk "$out"
+./report-cache.sh "$out" >"${out%.txt}.md"
+echo "wrote $out and ${out%.txt}.md" >&2

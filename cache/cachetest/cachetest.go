@@ -45,6 +45,7 @@ func Run(t *testing.T, c Config) {
 	t.Run("waiters honour their context", func(t *testing.T) { testWaiterContext(t, open(t)) })
 	t.Run("tags", func(t *testing.T) { testTags(t, open(t)) })
 	t.Run("errors and panics", func(t *testing.T) { testErrors(t, open(t)) })
+	t.Run("lock held by a dead holder", func(t *testing.T) { testDeadHolder(t, open(t)) })
 	if c.Second != nil {
 		second := func(t *testing.T, first cache.Store) cache.Store {
 			s := c.Second(t, first)
@@ -543,5 +544,31 @@ func testStampedeAcross(t *testing.T, a, b cache.Store) {
 	wg.Wait()
 	if c := calls.Load(); c != 1 {
 		t.Fatalf("64 concurrent misses on two instances with WithLock computed %d times, want 1", c)
+	}
+}
+
+// testDeadHolder: a lock whose holder never releases it (its process died)
+// delays a key by the wait bound at most: the waiter computes (fail open),
+// once, and its value is stored.
+func testDeadHolder(t *testing.T, s cache.Store) {
+	l, ok := s.(cache.Locker)
+	if !ok {
+		t.Skip("not a cache.Locker")
+	}
+	ctx := t.Context()
+	if _, ok, err := l.TryLock(ctx, "orphan", time.Minute); !ok || err != nil {
+		t.Fatalf("TryLock = %v, %v", ok, err)
+	}
+	o := cache.New[string](s, cache.WithLock(time.Minute, 300*time.Millisecond))
+	var calls atomic.Int32
+	v, out, err := o.Fetch(ctx, "orphan", time.Minute, func(context.Context) (string, error) {
+		calls.Add(1)
+		return "computed", nil
+	})
+	if err != nil || v != "computed" || out != cache.Miss || calls.Load() != 1 {
+		t.Fatalf("Fetch under a dead holder's lock = %q, %v, %v after %d computations; want the value computed once", v, out, err, calls.Load())
+	}
+	if v, out, _ := o.Fetch(ctx, "orphan", time.Minute, nil); out != cache.Hit || v != "computed" {
+		t.Fatalf("then: %q, %v; want a hit", v, out)
 	}
 }

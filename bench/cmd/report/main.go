@@ -20,6 +20,7 @@
 //	jobs-<date>.md         jobs/river beside raw River and pgbench (services/cmd/jobs-bench)
 //	mail-<date>.md         mail render and send beside raw go-mail (services/run-mail.sh)
 //	compile-<date>.md      build time, vet, binary size and modules of the minimal and api apps (compile/run.sh)
+//	cache-<date>.md        cache hits beside golang-lru and otter, the stampede, Redis beside go-redis (services/run-cache.sh)
 //
 // Each table says the command that produced its file. Usage, from bench/:
 //
@@ -76,7 +77,7 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|web-sessions|tfb-engine|tfb|pool-modes|engine|compile|laravel|jobs-enqueue|jobs|mail)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
+var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|web-sessions|tfb-engine|tfb|pool-modes|engine|compile|laravel|jobs-enqueue|jobs|mail|cache)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
 
 // latest returns the newest file of a kind and extension, "" when none.
 func latest(dir, kind, ext string) (string, error) {
@@ -126,7 +127,8 @@ Caveats, for every table below:
 		copied("laravel", "Whole site: Plinth, gin and Laravel on PHP-FPM", "bench/laravel/run.sh"),
 		copied("jobs-enqueue", "Jobs: the enqueue path", "bench/run-jobs.sh"),
 		copied("jobs", "Jobs: jobs/river beside raw River", "cd bench/services && go run ./cmd/jobs-bench -o ../results/jobs-$(date -u +%F).md"),
-		copied("mail", "Mail: render and send, beside raw go-mail", "bench/services/run-mail.sh")}
+		copied("mail", "Mail: render and send, beside raw go-mail", "bench/services/run-mail.sh"),
+		copied("cache", "Cache (issue 30)", "PLINTH_TEST_REDIS=redis://127.0.0.1:6379/0 bench/services/run-cache.sh")}
 	for _, s := range sections {
 		if err := s(w, dir); err != nil {
 			return err
