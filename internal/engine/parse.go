@@ -536,8 +536,10 @@ func (c *conn) readTransfer() *parseError {
 		req.Body = &c.body
 	case n == 0:
 		req.Body = http.NoBody
+		c.body = body{c: c, eof: true} // nothing to read or discard after the handler
 	default:
 		c.body.resetLength(c, n)
+		c.body.closing = req.Close
 		req.Body = &c.body
 	}
 	return nil
