@@ -233,46 +233,45 @@ func (c *conn) runHandler() (aborted bool) {
 // connection ended (closed, timed out, or closed by Shutdown while idle).
 func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 	br := c.br
-	for {
-		// The wait for a request: its first byte on a new connection, and
-		// four bytes after a request, as net/http (its Peek(4) before it
-		// reads the next request: a client that closes after fewer is not
-		// answered, and a 400 for bytes that cannot start a request waits
-		// for four of them).
-		need := 1
-		if c.kept {
-			need = 4
+	// The wait for a request: its first byte on a new connection, and
+	// four bytes after a request, as net/http (its Peek(4) before it
+	// reads the next request: a client that closes after fewer is not
+	// answered, and a 400 for bytes that cannot start a request waits
+	// for four of them).
+	need := 1
+	if c.kept {
+		need = 4
+	}
+	if br.Buffered() < need {
+		if !c.flush() {
+			return "", nil, false
 		}
-		if br.Buffered() < need {
-			if !c.flush() {
-				return "", nil, false
-			}
-			// A new connection gets the head's timeout for its first byte,
-			// as on net/http; between requests, the idle timeout.
-			d := c.srv.cfg.IdleTimeout
-			if !c.served && c.srv.cfg.HeaderReadTimeout > 0 {
-				d = c.srv.cfg.HeaderReadTimeout
-			}
-			if d > 0 {
-				c.setReadDeadline(time.Now().Add(d))
-			}
-			c.served = true
-			c.state.Store(stateIdle)
-			if c.srv.shutting.Load() {
-				return "", nil, false
-			}
-			if _, err := br.Peek(need); err != nil {
-				return "", nil, false
-			}
-			if !c.state.CompareAndSwap(stateIdle, stateActive) {
-				return "", nil, false
-			}
+		// A new connection gets the head's timeout for its first byte,
+		// as on net/http; between requests, the idle timeout.
+		d := c.srv.cfg.IdleTimeout
+		if !c.served && c.srv.cfg.HeaderReadTimeout > 0 {
+			d = c.srv.cfg.HeaderReadTimeout
 		}
-		if !c.lastPOST {
-			break
+		if d > 0 {
+			c.setReadDeadline(time.Now().Add(d))
 		}
-		// RFC 7230 section 3 tolerance for old buggy clients, as net/http:
-		// up to 4 CR or LF bytes after a POST are skipped.
+		c.served = true
+		c.state.Store(stateIdle)
+		if c.srv.shutting.Load() {
+			return "", nil, false
+		}
+		if _, err := br.Peek(need); err != nil {
+			return "", nil, false
+		}
+		if !c.state.CompareAndSwap(stateIdle, stateActive) {
+			return "", nil, false
+		}
+	}
+	if c.lastPOST {
+		// RFC 7230 section 3 tolerance for old buggy clients, as
+		// net/http: up to 4 CR or LF bytes after a POST are skipped
+		// (of the four it waited for; then the head is read, however
+		// few bytes are left).
 		c.lastPOST = false
 		peek, _ := br.Peek(min(br.Buffered(), 4))
 		n := 0
