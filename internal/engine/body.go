@@ -216,7 +216,10 @@ func (b *body) unread() bool { return !b.eof && b.err == nil }
 // and nil when limit bytes were read (the end may be further), io.EOF when
 // the body ended first, or the read error.
 func (b *body) discard(limit int64) (int64, error) {
-	var scratch [2048]byte
+	if b.c.scratch == nil {
+		b.c.scratch = make([]byte, 2048) // once per connection that discards
+	}
+	scratch := b.c.scratch
 	var n int64
 	for n < limit {
 		k, err := b.read(scratch[:min(int64(len(scratch)), limit-n)])

@@ -43,6 +43,7 @@ type conn struct {
 	body       body
 	resp       response
 	big        []byte   // a head longer than the read buffer
+	scratch    []byte   // where an unread body is discarded to
 	lastKeys   []string // the names of the previous response's header
 	hi         headInfo // what parseHead noted of the request's fields
 	rdl        time.Time

@@ -9,6 +9,7 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -292,4 +293,50 @@ func TestRequestLineCutByEOF(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A keep-alive POST whose handler leaves its body unread costs the engine
+// no more allocations than one whose handler reads it (the head's string,
+// and for a chunked body net/http's decoder): the discard reuses a
+// per-connection buffer.
+func TestAllocsPerRequestUnreadBody(t *testing.T) {
+	if raceEnabled || poisoning {
+		t.Skip("allocation counts are not meaningful under -race or plinth_enginepoison (fresh requests)")
+	}
+	ok := []byte("ok")
+	_, addr := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Content-Type"] = textPlain
+		w.Write(ok)
+	}), func(c *Config) { c.IdleTimeout = time.Minute })
+	c := dial(t, addr)
+	for _, tc := range []struct {
+		req  string
+		want float64
+	}{
+		{"POST /p HTTP/1.1\r\nHost: a\r\nContent-Length: 3000\r\n\r\n" + strings.Repeat("x", 3000), 1},
+		// net/http's chunked decoder (httputil.NewChunkedReader) is one more.
+		{"POST /p HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nbb8\r\n" + strings.Repeat("x", 3000) + "\r\n0\r\n\r\n", 2},
+	} {
+		raw := []byte(tc.req)
+		buf := make([]byte, 4096)
+		roundTrip := func() {
+			if _, err := c.Write(raw); err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for !bytes.HasSuffix(buf[:n], ok) {
+				m, err := c.Read(buf[n:])
+				if err != nil {
+					t.Fatal(err)
+				}
+				n += m
+			}
+		}
+		for range 10 {
+			roundTrip()
+		}
+		if allocs := testing.AllocsPerRun(100, roundTrip); allocs > tc.want {
+			t.Errorf("%.40q: %.2f allocations per request, want at most %v", tc.req, allocs, tc.want)
+		}
+	}
 }
