@@ -285,6 +285,22 @@ func engineCorpus(t testing.TB) []diffCase {
 		addBoth("noread/"+body.name, req("POST /noread HTTP/1.1\r\nHost: example.com\r\n"+body.head, body.body))
 		add("noread/"+body.name+"-http10", req("POST /noread HTTP/1.0\r\nConnection: keep-alive\r\n"+body.head, body.body)+"GET /second HTTP/1.0\r\n\r\n")
 	}
+	// Bodies not finished when the answer goes out (a redirect for an
+	// unclean path asks to close): the rest is still read, up to 256 KiB,
+	// before the connection closes, unless the request asked to close and
+	// the body has a length (issue 26: the stream fuzzer's finding).
+	add("unfinished/redirect-chunked", req("POST /////////ch HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: chunked\r\n", "5\r\nhello\r\n0\r\n"))
+	add("unfinished/redirect-chunked-close", req("POST //ch HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n", "5\r\nhel"))
+	add("unfinished/redirect-cl", req("POST //cl HTTP/1.1\r\nHost: example.com\r\nContent-Length: 10\r\n", "01234"))
+	add("unfinished/redirect-cl-close", req("POST //cl HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\nContent-Length: 10\r\n", "01234"))
+	add("unfinished/noread-chunked", req("POST /noread HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: chunked\r\n", "5\r\nhello\r\n"))
+	add("unfinished/noread-cl", req("POST /noread HTTP/1.1\r\nHost: example.com\r\nContent-Length: 10\r\n", "01234"))
+	add("unfinished/next-request-3-bytes", req(get, "")+"GET")
+	add("unfinished/after-post-crlf", req("POST /p HTTP/1.1\r\nHost: example.com\r\nContent-Length: 1\r\n", "x")+"\r\nG")
+	// CONNECT's authority is read as "http://" + target: empty is a URL.
+	add("connect/empty-target", req("CONNECT  HTTP/1.1\r\nHost: example.com\r\n", ""))
+	add("connect/empty-target-http10", req("CONNECT  HTTP/1.0\r\n", ""))
+
 	// Probes never read a body: it is cut (Connection: close), never read
 	// as the next request.
 	for _, probe := range []string{"/livez", "/readyz"} {

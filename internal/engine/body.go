@@ -23,11 +23,18 @@ type body struct {
 	c       *conn
 	remain  int64 // Content-Length framing: bytes left
 	chunked bool
+	closing bool      // Content-Length framing and the request asks to close: Close reads nothing
 	cr      io.Reader // the chunked decoder
 	eof     bool      // the whole body was read
 	closed  bool
 	err     error // sticky read error
 	expect  bool  // 100 Continue still to send at the first Read
+	// ecr: the request expects 100-continue (net/http wraps its body in an
+	// expectContinueReader); readEOF: the handler's own reads reached the
+	// end (that reader's sawEOF). An ecr body not read to its end by the
+	// handler closes the connection after the response.
+	ecr, readEOF bool
+	earlyClose   bool // Close gave up on the rest: the connection closes
 }
 
 func (b *body) resetLength(c *conn, n int64) {
@@ -41,6 +48,20 @@ func (b *body) resetChunked(c *conn) {
 // Read reads the body; the first Read of a request that expects 100-continue
 // sends the 100 first.
 func (b *body) Read(p []byte) (int, error) {
+	if b.expect && !b.closed && b.err == nil && !b.eof {
+		b.expect = false
+		b.c.sendContinue()
+	}
+	n, err := b.read(p)
+	if err == io.EOF {
+		b.readEOF = true
+	}
+	return n, err
+}
+
+// read is Read without the 100 Continue: the server's own discards read
+// the body as net/http's do, past its expectContinueReader.
+func (b *body) read(p []byte) (int, error) {
 	switch {
 	case b.closed:
 		return 0, http.ErrBodyReadAfterClose
@@ -48,10 +69,6 @@ func (b *body) Read(p []byte) (int, error) {
 		return 0, b.err
 	case b.eof:
 		return 0, io.EOF
-	}
-	if b.expect {
-		b.expect = false
-		b.c.sendContinue()
 	}
 	if len(p) == 0 {
 		return 0, nil
@@ -156,36 +173,88 @@ func seeUpcomingDoubleCRLF(r *bufio.Reader) bool {
 
 var doubleCRLF = []byte("\r\n\r\n")
 
-// Close marks the body closed; what is left is dealt with after the handler.
+// Close is net/http's for a server's request body: what is left is read
+// and discarded, up to maxPostHandlerReadBytes, looking for the end (and
+// the trailer), so that the connection can serve its next request; a body
+// with more left than that is given up on (earlyClose: the connection
+// closes after the response), and so is nothing read of a body framed by
+// Content-Length whose request asks to close the connection. Later Reads
+// fail with http.ErrBodyReadAfterClose. The server closes the body itself
+// once the response is out (see conn.closeBody), as net/http's
+// finishRequest does.
 func (b *body) Close() error {
+	if b.closed {
+		return nil
+	}
+	var err error
+	switch {
+	case b.eof:
+	case b.err != nil:
+		err = b.err
+	case !b.chunked && b.closing:
+	case !b.chunked && b.remain > maxPostHandlerReadBytes:
+		b.earlyClose = true
+	default:
+		var n int64
+		n, err = b.discard(maxPostHandlerReadBytes)
+		if err == io.EOF {
+			err = nil
+		}
+		if n == maxPostHandlerReadBytes {
+			b.earlyClose = true
+		}
+	}
 	b.closed = true
-	return nil
+	return err
 }
 
 // unread reports whether bytes of the body are left on the wire.
 func (b *body) unread() bool { return !b.eof && b.err == nil }
 
-// discard reads what is left of the body, up to maxPostHandlerReadBytes; it
-// reports whether the body ended.
-func (b *body) discard() bool {
-	if !b.chunked && b.remain > maxPostHandlerReadBytes {
-		return false
+// discard reads and drops up to limit bytes of the body, as
+// io.CopyN(io.Discard, body, limit) does in net/http: it returns how many,
+// and nil when limit bytes were read (the end may be further), io.EOF when
+// the body ended first, or the read error.
+func (b *body) discard(limit int64) (int64, error) {
+	if b.c.scratch == nil {
+		b.c.scratch = make([]byte, 2048) // once per connection that discards
 	}
-	closed := b.closed
-	b.closed = false
-	b.expect = false
-	var scratch [512]byte
-	var total int64
-	for total <= maxPostHandlerReadBytes {
-		n, err := b.Read(scratch[:])
-		total += int64(n)
-		if err == io.EOF {
-			b.closed = closed
-			return true
-		}
+	scratch := b.c.scratch
+	var n int64
+	for n < limit {
+		k, err := b.read(scratch[:min(int64(len(scratch)), limit-n)])
+		n += int64(k)
 		if err != nil {
-			return false
+			if n == limit {
+				return n, nil
+			}
+			return n, err
 		}
 	}
-	return false
+	return n, nil
+}
+
+// discardForResponse is what net/http does with a body the handler left
+// unread when the response head is written and the connection is to stay
+// open (chunkWriter.writeHeader): a body closed by the handler before its
+// end closes the connection; one with maxPostHandlerReadBytes or more left
+// by its Content-Length, or more than that when read, is too big (the
+// connection closes, after a lingering half-close); the rest is read and
+// dropped, and a read error closes the connection. It reports whether the
+// connection may stay open, and whether the body was too big.
+func (b *body) discardForResponse() (keep, tooBig bool) {
+	switch {
+	case b.closed:
+		return false, false
+	case !b.chunked && b.remain >= maxPostHandlerReadBytes:
+		return false, true
+	}
+	_, err := b.discard(maxPostHandlerReadBytes + 1)
+	switch err {
+	case nil:
+		return false, true
+	case io.EOF:
+		return true, false
+	}
+	return false, false
 }

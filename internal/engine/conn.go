@@ -43,6 +43,7 @@ type conn struct {
 	body       body
 	resp       response
 	big        []byte   // a head longer than the read buffer
+	scratch    []byte   // where an unread body is discarded to
 	lastKeys   []string // the names of the previous response's header
 	hi         headInfo // what parseHead noted of the request's fields
 	rdl        time.Time
@@ -51,7 +52,9 @@ type conn struct {
 	lastPOST   bool
 	served     bool // a request was read: the next wait is an idle one
 	closeAfter bool
+	linger     bool // close with a half-close and a wait (a body too big to discard)
 	hijacked   bool
+	kept       bool // a request was served and the connection kept: the next wait is net/http's Peek(4)
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -139,7 +142,7 @@ func (c *conn) serve() {
 		if ex := req.Header["Expect"]; c.hi.expect && len(ex) > 0 && ex[0] != "" {
 			if hasToken(ex[0], "100-continue") {
 				if req.ProtoAtLeast(1, 1) && req.ContentLength != 0 {
-					c.body.expect = true
+					c.body.expect, c.body.ecr = true, true
 				}
 			} else {
 				c.resp.hdr["Connection"] = []string{"close"}
@@ -149,9 +152,7 @@ func (c *conn) serve() {
 				c.flush()
 				// As net/http: the body, up to 256 KiB, is read before
 				// the connection closes.
-				if req.Body == &c.body && c.body.unread() {
-					c.body.discard()
-				}
+				_ = c.body.Close()
 				return
 			}
 		}
@@ -166,17 +167,23 @@ func (c *conn) serve() {
 			return
 		}
 		if aborted {
-			c.flush() // earlier responses, and what of this one was sent
+			c.flush()          // earlier responses, and what of this one was sent
+			_ = c.body.Close() // as net/http, also after a panic
 			return
 		}
 		c.resp.finish()
+		c.closeBody()
 		releaseRequest(c)
 		if c.wdl {
 			c.wdl = false
 			_ = c.nc.SetWriteDeadline(time.Time{})
 		}
+		c.kept = true
 		if c.closeAfter || c.srv.shutting.Load() {
 			c.flush()
+			if c.linger {
+				c.closeWriteAndWait()
+			}
 			return
 		}
 		if c.br.Buffered() == 0 || len(c.out) >= 16<<10 {
@@ -227,37 +234,45 @@ func (c *conn) runHandler() (aborted bool) {
 // connection ended (closed, timed out, or closed by Shutdown while idle).
 func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 	br := c.br
-	for {
-		if br.Buffered() == 0 {
-			if !c.flush() {
-				return "", nil, false
-			}
-			// A new connection gets the head's timeout for its first byte,
-			// as on net/http; between requests, the idle timeout.
-			d := c.srv.cfg.IdleTimeout
-			if !c.served && c.srv.cfg.HeaderReadTimeout > 0 {
-				d = c.srv.cfg.HeaderReadTimeout
-			}
-			if d > 0 {
-				c.setReadDeadline(time.Now().Add(d))
-			}
-			c.served = true
-			c.state.Store(stateIdle)
-			if c.srv.shutting.Load() {
-				return "", nil, false
-			}
-			if _, err := br.Peek(1); err != nil {
-				return "", nil, false
-			}
-			if !c.state.CompareAndSwap(stateIdle, stateActive) {
-				return "", nil, false
-			}
+	// The wait for a request: its first byte on a new connection, and
+	// four bytes after a request, as net/http (its Peek(4) before it
+	// reads the next request: a client that closes after fewer is not
+	// answered, and a 400 for bytes that cannot start a request waits
+	// for four of them).
+	need := 1
+	if c.kept {
+		need = 4
+	}
+	if br.Buffered() < need {
+		if !c.flush() {
+			return "", nil, false
 		}
-		if !c.lastPOST {
-			break
+		// A new connection gets the head's timeout for its first byte,
+		// as on net/http; between requests, the idle timeout.
+		d := c.srv.cfg.IdleTimeout
+		if !c.served && c.srv.cfg.HeaderReadTimeout > 0 {
+			d = c.srv.cfg.HeaderReadTimeout
 		}
-		// RFC 7230 section 3 tolerance for old buggy clients, as net/http:
-		// up to 4 CR or LF bytes after a POST are skipped.
+		if d > 0 {
+			c.setReadDeadline(time.Now().Add(d))
+		}
+		c.served = true
+		c.state.Store(stateIdle)
+		if c.srv.shutting.Load() {
+			return "", nil, false
+		}
+		if _, err := br.Peek(need); err != nil {
+			return "", nil, false
+		}
+		if !c.state.CompareAndSwap(stateIdle, stateActive) {
+			return "", nil, false
+		}
+	}
+	if c.lastPOST {
+		// RFC 7230 section 3 tolerance for old buggy clients, as
+		// net/http: up to 4 CR or LF bytes after a POST are skipped
+		// (of the four it waited for; then the head is read, however
+		// few bytes are left).
 		c.lastPOST = false
 		peek, _ := br.Peek(min(br.Buffered(), 4))
 		n := 0
@@ -303,20 +318,46 @@ func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 			return "", nil, false
 		}
 		if _, err := br.Peek(len(buf) + 1); err != nil {
-			perr := c.eofError(err, len(buf))
+			perr := eofError(err, buf, from)
 			return "", perr, perr != nil
 		}
 	}
 }
 
-// eofError is what a head cut by err after n bytes gets: nothing (the
-// connection just closes) when it timed out or nothing was read; a 400,
-// as net/http, when the client closed mid-head.
-func (c *conn) eofError(err error, n int) *parseError {
-	if n == 0 || !errors.Is(err, io.EOF) {
+// eofError is what a head cut by err gets, head being what arrived and
+// lineStart where its last, unfinished line starts: nothing (the connection
+// just closes) when it timed out or nothing was read; a 400, as net/http,
+// when the client closed mid-head, except where net/http reads io.EOF,
+// which it does not answer: the client closed in the request line just
+// after a multiple of net/http's line buffer (see lineEndsAtFragment).
+func eofError(err error, head []byte, lineStart int) *parseError {
+	if len(head) == 0 || !errors.Is(err, io.EOF) {
+		return nil
+	}
+	if lineStart == 0 && lineEndsAtFragment(head) {
 		return nil
 	}
 	return errMalformed
+}
+
+// stdLineBuffer is the size of the bufio.Reader net/http reads a request
+// head with.
+const stdLineBuffer = 4 << 10
+
+// lineEndsAtFragment reports whether line, the whole of an unfinished line
+// before the end of the stream, ends where bufio.Reader.ReadLine over a
+// stdLineBuffer buffer returns a fragment (a full buffer, less a CR it
+// keeps for the next call): its next call then returns io.EOF rather than
+// the rest of the line, so net/http's request-line read fails with io.EOF.
+func lineEndsAtFragment(line []byte) bool {
+	for len(line) >= stdLineBuffer {
+		n := stdLineBuffer
+		if line[n-1] == '\r' {
+			n--
+		}
+		line = line[n:]
+	}
+	return len(line) == 0
 }
 
 // readBigHead reads a head longer than the read buffer into c.big.
@@ -356,10 +397,43 @@ func (c *conn) readBigHead() (string, *parseError, bool) {
 		}
 		if _, err := br.Peek(1); err != nil {
 			c.big = big[:0]
-			perr := c.eofError(err, len(big))
+			perr := eofError(err, big, from)
 			return "", perr, perr != nil
 		}
 	}
+}
+
+// closeBody closes the request body once the response is out, as
+// net/http's finishRequest does, whether or not the connection stays open:
+// up to 256 KiB of what the handler left unread is read and dropped (see
+// body.Close), so that a client still sending its body reads the answer
+// rather than a reset, and a kept connection goes on where the body ends.
+// A body given up on closes the connection with a lingering half-close.
+func (c *conn) closeBody() {
+	b := &c.body
+	if !b.closed && b.unread() {
+		c.flush() // the answer goes before the wait for the rest of the body
+	}
+	_ = b.Close()
+	if b.earlyClose {
+		c.closeAfter = true
+		c.linger = true
+	}
+}
+
+// rstAvoidanceDelay is how long a connection closed with a half-close
+// waits before it closes, as net/http's.
+const rstAvoidanceDelay = 500 * time.Millisecond
+
+// closeWriteAndWait half-closes the connection and waits a little, as
+// net/http does after a body it gave up on (or a 431), so that the client
+// reads the answer before unread bytes make the close a reset.
+func (c *conn) closeWriteAndWait() {
+	c.flush()
+	if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	time.Sleep(rstAvoidanceDelay)
 }
 
 // refuse answers a request the server will not serve, as net/http words it,
@@ -387,12 +461,7 @@ func (c *conn) refuse(perr *parseError) {
 	c.out = append(c.out, msg...)
 	c.flush()
 	if perr == errTooLarge {
-		// As net/http: half-close and wait a little, so that the client
-		// reads the answer before the connection resets.
-		if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
-			_ = cw.CloseWrite()
-			time.Sleep(500 * time.Millisecond)
-		}
+		c.closeWriteAndWait()
 	}
 }
 

@@ -245,6 +245,18 @@ var headSeeds = []string{
 	"GET / HTTP/1.1\r\nHost: a\r\nX: " + strings.Repeat("v", 70000) + "\r\n\r\n",
 	"GET / HTTP/1.1\r\nHost: a\r\n" + strings.Repeat("X-A: b\r\n", 3000) + "\r\n",
 	"GET / HTTP/1.1\r\nHost: a",
+	// A request line cut by EOF: 400, but nothing where net/http's 4 KiB
+	// line reader returns a full fragment before the EOF.
+	"GET",
+	strings.Repeat("a", 4095),
+	strings.Repeat("a", 4096),
+	strings.Repeat("a", 4095) + "\r",
+	strings.Repeat("a", 4095) + "\r" + strings.Repeat("a", 4095),
+	"GET /" + strings.Repeat("a", 8187),
+	"GET / HTTP/1.1\r\nHost: a\r\nX: " + strings.Repeat("a", 4096),
+	// CONNECT's target is read as "http://" + target: empty is a URL.
+	"CONNECT  HTTP/1.1\r\n\r\n",
+	"CONNECT  HTTP/1.0\r\n\r\n",
 	"GET / HTTP/1.1\r\nHost: a\r\n",
 	"",
 	"\r\n",

@@ -73,8 +73,8 @@ func checkRequestLine(line []byte) *parseError {
 	if err != nil {
 		return err
 	}
-	if target == "" {
-		return errMalformed
+	if target == "" && method != "CONNECT" {
+		return errMalformed // net/url refuses an empty URL; CONNECT's "http://" + target is one
 	}
 	if !simpleTarget(target) {
 		// A target net/url refuses is refused at once, as net/http does
@@ -88,7 +88,7 @@ func checkRequestLine(line []byte) *parseError {
 
 // simpleTarget reports whether setURL takes target without net/url.
 func simpleTarget(target string) bool {
-	if target[0] != '/' {
+	if target == "" || target[0] != '/' {
 		return false
 	}
 	for i := 0; i < len(target); i++ {
@@ -536,8 +536,10 @@ func (c *conn) readTransfer() *parseError {
 		req.Body = &c.body
 	case n == 0:
 		req.Body = http.NoBody
+		c.body = body{c: c, eof: true} // nothing to read or discard after the handler
 	default:
 		c.body.resetLength(c, n)
+		c.body.closing = req.Close
 		req.Body = &c.body
 	}
 	return nil

@@ -249,12 +249,13 @@ func (w *response) commit() {
 	}
 	if req.ContentLength != 0 {
 		b := &c.body
-		if b.expect && !b.eof {
-			closeAfter = true // the client waits for a 100 it will not get
+		if b.ecr && !b.readEOF {
+			closeAfter = true // as net/http: an expect-continue body not read to its end
 		}
-		if !closeAfter && !w.fullDuplex && req.Body == b && b.unread() {
-			if b.closed || !b.discard() {
+		if !closeAfter && !w.fullDuplex && b.unread() {
+			if keep, tooBig := b.discardForResponse(); !keep {
 				closeAfter = true
+				c.linger = tooBig
 			}
 		}
 		if b.err != nil {
@@ -479,11 +480,6 @@ func (w *response) finish() {
 	}
 	if w.req.Method != "HEAD" && w.contentLength != -1 && bodyAllowedForStatus(w.status) && w.contentLength != w.written {
 		c.closeAfter = true // the client cannot tell where this response ends
-	}
-	if c.body.unread() && w.req.Body == &c.body && w.req.ContentLength != 0 && !c.closeAfter {
-		if !c.body.discard() {
-			c.closeAfter = true
-		}
 	}
 }
 
