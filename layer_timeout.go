@@ -21,10 +21,12 @@ const DefaultHandlerTimeout = 30 * time.Second
 // each pooled Ctx keeps and re-arms, and the response is only ever written by
 // the handler's goroutine, so streaming and Flush work as without it.
 //
-// Cost: the request's own context (one allocation), and the request copy
-// that carries it (one allocation) only when the handler asks for the
-// request (Ctx.Request, a plain http.Handler, standard middleware): Ctx.Context
-// returns the deadline context without it. Contexts a handler derives from
+// Cost: the request's own context, and the request copy that carries it
+// (one allocation) only when the handler asks for the request (Ctx.Request,
+// a plain http.Handler, standard middleware): Ctx.Context returns the
+// deadline context without it. The context is an allocation only when the
+// handler (or middleware) took it, through Ctx.Context, Ctx.Request or an
+// SSE stream: one nobody saw is reused by the Ctx's next request. Contexts a handler derives from
 // it (context.WithTimeout, WithCancel, AfterFunc) cost no goroutine: it
 // implements AfterFunc, which the context package uses instead of a
 // goroutine waiting on Done (TestTimeoutDerivedContextsStartNoGoroutine). A
@@ -44,13 +46,24 @@ type timeoutState struct {
 	timer   *time.Timer
 	firesAt time.Time    // when the armed timer fires; zero when not armed
 	cur     *deadlineCtx // the request in flight, nil between requests
+	// spare is a deadline context no one but the timeout layer saw (not
+	// handed out by Ctx.Context or Ctx.Request), kept for the next request:
+	// only a context that was handed out needs to stay valid afterwards.
+	spare *deadlineCtx
 }
 
 // runWithTimeout runs next with a deadline of d.
 func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (err error) {
 	r0, dl0, reqDL0, inCtx0 := c.req, c.dl, c.reqDL, c.inCtx
-	dc := &deadlineCtx{parent: c.Context(), deadline: now.Add(d)}
 	st := &c.timeout
+	parent := c.Context()
+	dc := st.spare // the previous request's context, when nobody saw it
+	if dc != nil {
+		st.spare = nil
+		dc.parent, dc.deadline = parent, now.Add(d)
+	} else {
+		dc = &deadlineCtx{parent: parent, deadline: now.Add(d)}
+	}
 	st.mu.Lock()
 	prev := st.cur // an enclosing timeout (a Timeout layer inside New's)
 	dc.outer = prev
@@ -76,7 +89,15 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 		st.mu.Lock()
 		st.cur = prev // the timer stays armed; a firing then finds the enclosing request or none
 		st.mu.Unlock()
-		dc.cancel(context.Canceled) // as a WithTimeout's cancel would
+		if dc.seen.Load() {
+			dc.cancel(context.Canceled) // as a WithTimeout's cancel would
+		} else {
+			// Nothing outside this function ever had dc, and the timer no
+			// longer finds it: the next request reuses it.
+			dc.parent, dc.outer, dc.err = nil, nil, nil
+			dc.lifted.Store(false)
+			st.spare = dc
+		}
 		c.req, c.dl, c.reqDL, c.inCtx = r0, dl0, reqDL0, inCtx0
 		if !c.rw.timedOut.Load() {
 			return
@@ -174,6 +195,11 @@ type deadlineCtx struct {
 	deadline time.Time
 	outer    *deadlineCtx // the enclosing timeout's context, nil for none
 	lifted   atomic.Bool  // LiftDeadline: no deadline of its own any more
+	// seen: the context was handed out (Ctx.Context, the request copy that
+	// carries it, an SSE stream, an inner timeout's parent), so it is
+	// cancelled when the request ends and never reused. Set by the request's
+	// goroutine, atomic for a goroutine that calls Ctx.Context meanwhile.
+	seen atomic.Bool
 
 	mu         sync.Mutex
 	done       chan struct{}
@@ -278,7 +304,17 @@ func (d *deadlineCtx) cancel(err error) {
 	afters := d.afters
 	d.afters = nil
 	d.mu.Unlock()
+	if afters == nil {
+		return // the usual case; starting a map iteration costs even on nil
+	}
 	for a := range afters {
 		a.f()
+	}
+}
+
+// handOut records that d left the timeout layer's hands (see seen).
+func (d *deadlineCtx) handOut() {
+	if !d.seen.Load() {
+		d.seen.Store(true)
 	}
 }

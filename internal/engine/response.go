@@ -429,10 +429,20 @@ func textTrim(s string) string { return textproto.TrimString(s) }
 // appendBlock appends the block's lines whose name the handler did not set
 // (kvs is the handler's header; both are short, so no map is consulted).
 func appendBlock(out, block []byte, names []string, kvs []headerField) []byte {
+	// The names' lengths as a set of bits: most of the handler's names
+	// (Content-Type, X-Request-Id) have a length no block name has, and are
+	// told apart without a comparison.
+	var lens uint64
+	for _, n := range names {
+		lens |= 1 << (len(n) & 63)
+	}
 	clash := false
 	for _, kv := range kvs {
+		if lens&(1<<(len(kv.k)&63)) == 0 {
+			continue
+		}
 		for _, n := range names {
-			if len(n) == len(kv.k) && n == kv.k {
+			if n == kv.k {
 				clash = true
 				break
 			}
