@@ -43,7 +43,7 @@ type conn struct {
 	body       body
 	resp       response
 	big        []byte   // a head longer than the read buffer
-	lastKeys   []string // the names of the previous response's header
+	lastKeys   []hdrKey // the names of the previous response's header
 	hi         headInfo // what parseHead noted of the request's fields
 	rdl        time.Time
 	wdl        bool // a write deadline was set by the handler

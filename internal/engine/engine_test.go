@@ -275,3 +275,25 @@ func TestHeaderNamesChangeBetweenResponses(t *testing.T) {
 		t.Error("Connection: close from the handler not honoured")
 	}
 }
+
+// TestHasControl holds the word-at-a-time check to the byte loop it stands
+// for, for every byte value at every position of strings up to 20 bytes of
+// several fillers (high bytes too: a borrow must not cross into them).
+func TestHasControl(t *testing.T) {
+	for _, bg := range []string{"a", "\x0e", "\x80", "\xff", " "} {
+		for n := 1; n <= 20; n++ {
+			for i := 0; i < n; i++ {
+				for b := 0; b < 256; b++ {
+					s := []byte(strings.Repeat(bg, n))
+					s[i] = byte(b)
+					if got, want := hasControl(string(s)), b < 0x0e; got != want {
+						t.Fatalf("hasControl(%q) = %v, want %v", s, got, want)
+					}
+				}
+			}
+		}
+	}
+	if hasControl("") {
+		t.Error(`hasControl("") = true`)
+	}
+}

@@ -324,7 +324,7 @@ func (w *response) commit() {
 				continue
 			}
 		}
-		if !httpsyntax.IsToken(kv.k) {
+		if !kv.tok {
 			continue // also drops "Trailer:"-prefixed names: sent as trailers
 		}
 		for _, v := range kv.v {
@@ -375,17 +375,18 @@ func (w *response) commit() {
 // iteration is the dearest part of writing a small header (its random
 // start), and a connection's responses mostly carry the same names: when
 // the header has exactly the previous response's names, they are looked up
-// instead (a small map's lookup does not hash).
+// instead (a small map's lookup does not hash), and whether each is a token
+// is known from then (the names are the same strings).
 func (w *response) headerFields() []headerField {
 	h, kvs, last := w.hdr, w.kvs[:0], w.c.lastKeys
 	if len(h) == len(last) {
-		for _, k := range last {
-			vv, ok := h[k]
+		for _, n := range last {
+			vv, ok := h[n.k]
 			if !ok {
 				kvs = kvs[:0]
 				break
 			}
-			kvs = append(kvs, headerField{k, vv})
+			kvs = append(kvs, headerField{n.k, vv, n.tok})
 		}
 		if len(kvs) == len(h) {
 			w.kvs = kvs
@@ -394,8 +395,9 @@ func (w *response) headerFields() []headerField {
 	}
 	last = last[:0]
 	for k, vv := range h {
-		kvs = append(kvs, headerField{k, vv})
-		last = append(last, k)
+		tok := httpsyntax.IsToken(k)
+		kvs = append(kvs, headerField{k, vv, tok})
+		last = append(last, hdrKey{k, tok})
 	}
 	w.c.lastKeys = last
 	w.kvs = kvs
@@ -404,8 +406,16 @@ func (w *response) headerFields() []headerField {
 
 // headerField is one field of the handler's header, as commit reads it.
 type headerField struct {
-	k string
-	v []string
+	k   string
+	v   []string
+	tok bool // k is a token (httpsyntax.IsToken): a name that can be sent
+}
+
+// hdrKey is a name of the previous response's header and whether it
+// is a token.
+type hdrKey struct {
+	k   string
+	tok bool
 }
 
 type skipMask uint8
@@ -634,6 +644,12 @@ func appendHeader(out []byte, h http.Header, _ []string) []byte {
 func appendField(out []byte, k, v string) []byte {
 	out = append(out, k...)
 	out = append(out, ": "...)
+	if n := len(v); n > 0 && v[0] > ' ' && v[n-1] > ' ' && !hasControl(v) {
+		// Nothing to trim, no CR or LF: the usual value, checked eight
+		// bytes at a time.
+		out = append(out, v...)
+		return append(out, "\r\n"...)
+	}
 	if n := len(v); n > 0 && (v[0] <= ' ' || v[n-1] <= ' ') {
 		v = textTrim(v)
 	}
@@ -649,4 +665,25 @@ func appendField(out []byte, k, v string) []byte {
 		out = append(out, ch)
 	}
 	return append(out, "\r\n"...)
+}
+
+// hasControl reports whether s has a byte below 0x0e (CR and LF among
+// them), eight bytes at a time: a word has such a byte exactly when
+// (x - 0x0e0e...) & ^x & 0x8080... is not zero.
+func hasControl(s string) bool {
+	const lo, hi = 0x0e0e0e0e0e0e0e0e, 0x8080808080808080
+	for len(s) >= 8 {
+		x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		if (x-lo)&^x&hi != 0 {
+			return true
+		}
+		s = s[8:]
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x0e {
+			return true
+		}
+	}
+	return false
 }
