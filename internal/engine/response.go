@@ -80,14 +80,24 @@ func (w *response) WriteHeader(code int) {
 	}
 	w.wroteHeader = true
 	w.status = code
-	if cl := w.hdr["Content-Length"]; len(cl) > 0 && cl[0] != "" {
-		v, err := strconv.ParseInt(cl[0], 10, 64)
-		if err == nil && v >= 0 {
-			w.contentLength = v
-		} else {
-			w.c.srv.cfg.ErrorLog.Printf("engine: invalid Content-Length of %q", cl[0])
-			delete(w.hdr, "Content-Length")
+	// The header is read now, as net/http takes its copy here: the fields
+	// commit writes, and the Content-Length that Write holds the body to.
+	kvs := w.headerFields()
+	for i, kv := range kvs {
+		if kv.k != "Content-Length" {
+			continue
 		}
+		if cl := kv.v; len(cl) > 0 && cl[0] != "" {
+			v, err := strconv.ParseInt(cl[0], 10, 64)
+			if err == nil && v >= 0 {
+				w.contentLength = v
+			} else {
+				w.c.srv.cfg.ErrorLog.Printf("engine: invalid Content-Length of %q", cl[0])
+				delete(w.hdr, "Content-Length")
+				w.kvs = append(kvs[:i], kvs[i+1:]...)
+			}
+		}
+		break
 	}
 }
 
@@ -175,7 +185,7 @@ func (w *response) write(n int, p []byte, s string) (int, error) {
 }
 
 // commit writes the head, with what is buffered of the body, to c.out. The
-// handler's header is read in one pass; the fields the server decides
+// handler's header, as WriteHeader read it, is gone through in one pass; the fields the server decides
 // (Content-Length, Transfer-Encoding, Connection) are skipped rather than
 // deleted, so the handler's map is left as it was, as on net/http.
 func (w *response) commit() {
@@ -196,7 +206,7 @@ func (w *response) commit() {
 
 	var te, conn, ce, upgrade string
 	var haveCL, haveConn, haveType, haveDate, declared, trailers bool
-	kvs := w.headerFields()
+	kvs := w.kvs // read by WriteHeader
 	for _, kv := range kvs {
 		k, vv := kv.k, kv.v
 		switch k {
@@ -669,21 +679,31 @@ func appendField(out []byte, k, v string) []byte {
 
 // hasControl reports whether s has a byte below 0x0e (CR and LF among
 // them), eight bytes at a time: a word has such a byte exactly when
-// (x - 0x0e0e...) & ^x & 0x8080... is not zero.
+// (x - 0x0e0e...) & ^x & 0x8080... is not zero. The last word overlaps the
+// one before it rather than being checked byte by byte.
 func hasControl(s string) bool {
 	const lo, hi = 0x0e0e0e0e0e0e0e0e, 0x8080808080808080
-	for len(s) >= 8 {
-		x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-		if (x-lo)&^x&hi != 0 {
+	n := len(s)
+	if n < 8 {
+		for i := 0; i < n; i++ {
+			if s[i] < 0x0e {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < n-8; i += 8 {
+		if x := word(s[i : i+8]); (x-lo)&^x&hi != 0 {
 			return true
 		}
-		s = s[8:]
 	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x0e {
-			return true
-		}
-	}
-	return false
+	x := word(s[n-8:])
+	return (x-lo)&^x&hi != 0
+}
+
+// word is the first eight bytes of s as a little-endian number.
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
