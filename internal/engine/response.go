@@ -36,13 +36,16 @@ type response struct {
 	fullDuplex    bool
 	block         []byte   // pre-rendered header lines, see SetHeaderBlock
 	blockNames    []string // their names
+	blockLens     uint64   // the set of their lengths (bit n: a name of n bytes, mod 64)
+	lensFor       *string  // the names blockLens was made for (&blockNames[0])
 	trailers      []string
 	kvs           []headerField // commit's scratch
 }
 
 func (w *response) reset(req *http.Request) {
 	clear(w.hdr)
-	*w = response{c: w.c, req: req, hdr: w.hdr, buf: w.buf[:0], kvs: w.kvs[:0], trailers: w.trailers[:0], contentLength: -1}
+	*w = response{c: w.c, req: req, hdr: w.hdr, buf: w.buf[:0], kvs: w.kvs[:0], trailers: w.trailers[:0], contentLength: -1,
+		blockLens: w.blockLens, lensFor: w.lensFor}
 	if w.buf == nil {
 		w.buf = make([]byte, 0, bodyBufferSize)
 	}
@@ -59,6 +62,15 @@ func (w *response) Header() http.Header { return w.hdr }
 // security headers for the cost of one copy.
 func (w *response) SetHeaderBlock(block []byte, names []string) {
 	w.block, w.blockNames = block, names
+	if len(names) > 0 && &names[0] != w.lensFor {
+		// A block other than the previous response's (the same one is
+		// usually handed again): its names' lengths, for appendBlock.
+		var lens uint64
+		for _, n := range names {
+			lens |= 1 << (len(n) & 63)
+		}
+		w.blockLens, w.lensFor = lens, &names[0]
+	}
 }
 
 // WriteHeader sends the status (1xx informational ones at once, the final
@@ -364,7 +376,7 @@ func (w *response) commit() {
 		out = append(out, "Connection: keep-alive\r\n"...)
 	}
 	if len(w.block) > 0 {
-		out = appendBlock(out, w.block, w.blockNames, kvs)
+		out = appendBlock(out, w.block, w.blockNames, w.blockLens, kvs)
 	}
 	out = append(out, "\r\n"...)
 	if len(p) > 0 && !w.noBody {
@@ -448,14 +460,11 @@ func textTrim(s string) string { return textproto.TrimString(s) }
 
 // appendBlock appends the block's lines whose name the handler did not set
 // (kvs is the handler's header; both are short, so no map is consulted).
-func appendBlock(out, block []byte, names []string, kvs []headerField) []byte {
-	// The names' lengths as a set of bits: most of the handler's names
-	// (Content-Type, X-Request-Id) have a length no block name has, and are
-	// told apart without a comparison.
-	var lens uint64
-	for _, n := range names {
-		lens |= 1 << (len(n) & 63)
-	}
+//
+// lens is the set of the names' lengths (bit n for n bytes, mod 64): most of
+// the handler's names (Content-Type, X-Request-Id) have a length no block
+// name has, and are told apart without a comparison.
+func appendBlock(out, block []byte, names []string, lens uint64, kvs []headerField) []byte {
 	clash := false
 	for _, kv := range kvs {
 		if lens&(1<<(len(kv.k)&63)) == 0 {
