@@ -42,10 +42,11 @@ const DefaultHandlerTimeout = 30 * time.Second
 // re-arms it for the rest. So a stream of quick requests on one Ctx resets
 // the timer about once per timeout, not once per request.
 type timeoutState struct {
-	mu      sync.Mutex
-	timer   *time.Timer
-	firesAt time.Time    // when the armed timer fires; zero when not armed
-	cur     *deadlineCtx // the request in flight, nil between requests
+	mu    sync.Mutex
+	timer *time.Timer
+	fires when         // when the armed timer fires
+	armed bool         // the timer is armed (for fires)
+	cur   *deadlineCtx // the request in flight, nil between requests
 	// spare is a deadline context no one but the timeout layer saw (not
 	// handed out by Ctx.Context or Ctx.Request), kept for the next request:
 	// only a context that was handed out needs to stay valid afterwards.
@@ -60,14 +61,14 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 	dc := st.spare // the previous request's context, when nobody saw it
 	if dc != nil {
 		st.spare = nil
-		dc.parent, dc.deadline = parent, now.Add(d)
+		dc.parent, dc.deadline = parent, when{now, d}
 	} else {
-		dc = &deadlineCtx{parent: parent, deadline: now.Add(d)}
+		dc = &deadlineCtx{parent: parent, deadline: when{now, d}}
 	}
 	st.mu.Lock()
 	prev := st.cur // an enclosing timeout (a Timeout layer inside New's)
 	dc.outer = prev
-	if prev != nil && !prev.lifted.Load() && prev.deadline.Before(dc.deadline) {
+	if prev != nil && !prev.lifted.Load() && dc.deadline.after(prev.deadline) {
 		dc.deadline = prev.deadline
 	}
 	st.cur = dc
@@ -75,10 +76,10 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 	switch {
 	case st.timer == nil:
 		st.timer = time.AfterFunc(d, c.onDeadline)
-		st.firesAt = dc.deadline
-	case st.firesAt.IsZero() || st.firesAt.After(dc.deadline):
+		st.fires, st.armed = dc.deadline, true
+	case !st.armed || st.fires.after(dc.deadline):
 		st.timer.Reset(d)
-		st.firesAt = dc.deadline
+		st.fires, st.armed = dc.deadline, true
 	}
 	st.mu.Unlock()
 	// The request carrying dc is made only if the handler asks for it
@@ -148,9 +149,9 @@ func (c *Ctx) LiftDeadline() {
 		for d := st.cur; d != nil; d = d.outer {
 			d.lifted.Store(true)
 		}
-		if st.timer != nil && !st.firesAt.IsZero() {
+		if st.timer != nil && st.armed {
 			st.timer.Stop()
-			st.firesAt = time.Time{}
+			st.armed = false
 		}
 	}
 	st.mu.Unlock()
@@ -167,13 +168,13 @@ func (c *Ctx) onDeadline() {
 	st := &c.timeout
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.firesAt = time.Time{}
+	st.armed = false
 	if st.cur == nil || st.cur.lifted.Load() {
 		return
 	}
-	if left := time.Until(st.cur.deadline); left > 0 {
+	if left := time.Until(st.cur.deadline.at()); left > 0 {
 		st.timer.Reset(left)
-		st.firesAt = st.cur.deadline
+		st.fires, st.armed = st.cur.deadline, true
 		return
 	}
 	c.rw.timedOut.Store(true)
@@ -192,7 +193,7 @@ func (c *Ctx) onDeadline() {
 // Done, as it would for a context type it does not know.
 type deadlineCtx struct {
 	parent   context.Context
-	deadline time.Time
+	deadline when
 	outer    *deadlineCtx // the enclosing timeout's context, nil for none
 	lifted   atomic.Bool  // LiftDeadline: no deadline of its own any more
 	// seen: the context was handed out (Ctx.Context, the request copy that
@@ -215,10 +216,30 @@ func (d *deadlineCtx) Deadline() (time.Time, bool) {
 	if d.lifted.Load() {
 		return d.parent.Deadline()
 	}
-	if pd, ok := d.parent.Deadline(); ok && pd.Before(d.deadline) {
+	at := d.deadline.at()
+	if pd, ok := d.parent.Deadline(); ok && pd.Before(at) {
 		return pd, true
 	}
-	return d.deadline, true
+	return at, true
+}
+
+// when is a deadline as the start and the duration it was set with, added
+// up only when the time itself is asked for: the timeout layer compares
+// deadlines of the same duration on every request, and comparing their
+// starts costs a fraction of time.Time.Add.
+type when struct {
+	start time.Time
+	d     time.Duration
+}
+
+func (w when) at() time.Time { return w.start.Add(w.d) }
+
+// after reports whether w is later than o.
+func (w when) after(o when) bool {
+	if w.d == o.d {
+		return w.start.After(o.start)
+	}
+	return w.at().After(o.at())
 }
 
 func (d *deadlineCtx) Done() <-chan struct{} {
