@@ -65,6 +65,7 @@ type Ctx struct {
 	reqDL bool
 
 	requestID string     // set by the request ID layer
+	ids       idSource   // room for generated request IDs
 	remote    string     // the connection's RemoteAddr, whatever middleware does to the request
 	client    netip.Addr // ClientIP, once clientSet
 	clientSet bool
@@ -214,6 +215,7 @@ func (c *Ctx) SetContext(ctx context.Context) {
 // materializeDeadline makes the request carry the handler timeout's context
 // (one request copy), on the first call that hands the request out.
 func (c *Ctx) materializeDeadline() {
+	c.dl.handOut()
 	c.req = c.req.WithContext(c.dl)
 	c.reqDL = true
 	c.handOut(c.req)
@@ -247,6 +249,7 @@ func (c *Ctx) SetRequest(r *http.Request) {
 // Timeout layer) in force, the one that ends at its deadline.
 func (c *Ctx) Context() context.Context {
 	if c.dl != nil && !c.reqDL {
+		c.dl.handOut()
 		return c.dl
 	}
 	return c.req.Context()
@@ -377,17 +380,35 @@ func (c *Ctx) JSON(code int, v any) error {
 	if err := c.enc.Encode(v); err != nil {
 		return err
 	}
+	if c.direct() {
+		c.rw.w.Header()["Content-Type"] = jsonContentType
+		c.rw.writeHeaderTyped(code, false)
+		_, err := c.rw.Write(c.buf.Bytes())
+		return err
+	}
 	c.w.Header()["Content-Type"] = jsonContentType
 	c.w.WriteHeader(code)
 	_, err := c.w.Write(c.buf.Bytes())
 	return err
 }
 
+// direct reports whether handlers write to the Ctx's own writer, no
+// middleware's wrapper (SetWriter) in between: then a helper that sets the
+// Content-Type knows what the response is, without a second look at the
+// header.
+func (c *Ctx) direct() bool { return c.w == http.ResponseWriter(&c.rw) }
+
 // Text sends s as text/plain; charset=utf-8 with status code, or returns
 // ErrResponseStarted after the response started.
 func (c *Ctx) Text(code int, s string) error {
 	if c.rw.status != 0 {
 		return ErrResponseStarted
+	}
+	if c.direct() {
+		c.rw.w.Header()["Content-Type"] = textContentType
+		c.rw.writeHeaderTyped(code, false)
+		_, err := c.rw.WriteString(s)
+		return err
 	}
 	c.w.Header()["Content-Type"] = textContentType
 	c.w.WriteHeader(code)
@@ -401,6 +422,12 @@ func (c *Ctx) Text(code int, s string) error {
 func (c *Ctx) HTML(code int, s string) error {
 	if c.rw.status != 0 {
 		return ErrResponseStarted
+	}
+	if c.direct() {
+		c.rw.w.Header()["Content-Type"] = htmlContentType
+		c.rw.writeHeaderTyped(code, true)
+		_, err := c.rw.WriteString(s)
+		return err
 	}
 	c.w.Header()["Content-Type"] = htmlContentType
 	c.w.WriteHeader(code)

@@ -120,6 +120,9 @@ func (c *Ctx) SSE(cfg SSEConfig) (*SSEStream, error) {
 		return nil, ErrResponseStarted
 	}
 	c.LiftDeadline()
+	if c.dl != nil {
+		c.dl.handOut() // the stream cancels it at the drain
+	}
 	s := &SSEStream{
 		w: c.w, app: c.app, dl: c.dl,
 		heartbeat:    cfg.Heartbeat,

@@ -46,6 +46,32 @@ func (rw *responseWriter) begin(code int) {
 	}
 }
 
+// beginTyped is begin for a response whose kind (document or not, see
+// isDocument) the caller knows, having just set its Content-Type: the
+// header is not read again.
+func (rw *responseWriter) beginTyped(code int, doc bool) {
+	rw.status = code
+	if rw.sec != nil || rw.ctx.nonce != "" {
+		rw.ctx.writeSecurityAs(rw.sec, rw.w.Header(), doc)
+	}
+	if rw.drain.Load() {
+		rw.askClose()
+	}
+}
+
+// writeHeaderTyped is WriteHeader for a Ctx helper (Text, JSON, HTML) that
+// has just set the Content-Type and writes to rw directly, no middleware's
+// wrapper between: doc is what isDocument would find in the header.
+func (rw *responseWriter) writeHeaderTyped(code int, doc bool) {
+	if rw.timedOut.Load() {
+		return
+	}
+	if rw.status == 0 && code >= 200 {
+		rw.beginTyped(code, doc)
+	}
+	rw.w.WriteHeader(code)
+}
+
 // askClose is kept out of line so that begin stays small enough to inline.
 //
 //go:noinline

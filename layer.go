@@ -77,7 +77,8 @@ func Recover() Middleware { return (&parts{recover: true}).layer() }
 // otherwise generates a 26-character, time-sortable Crockford base32 ID
 // without a system call; the ID is echoed on the response and available as
 // Ctx.RequestID, in problem bodies and in panic logs. A generated ID costs
-// one allocation and a clock read.
+// a clock read and a 32nd of an allocation: each pooled Ctx cuts IDs from a
+// block of 32 (a kept ID keeps its block, about 1.3 KiB, alive).
 func RequestID() Middleware {
 	ids := new(idGenerator)
 	ids.init()
@@ -99,9 +100,10 @@ func Security(h SecurityHeaders) Middleware {
 // becomes a 503 problem with Connection: close and a started one is aborted.
 // No goroutine per request, no buffering. Inside another timeout (New's, or
 // an outer Timeout) the earlier deadline wins. d <= 0 makes the layer a
-// no-op. It costs the request's context (one allocation), a clock read, and
-// the request copy carrying the context when the handler asks for the request
-// (one more allocation).
+// no-op. It costs a clock read; the request's context (one allocation) when
+// the handler takes it (Ctx.Context, Ctx.Request: one nobody took is reused
+// by the next request); and the request copy carrying the context when the
+// handler asks for the request (one more allocation).
 func Timeout(d time.Duration) Middleware {
 	if d <= 0 {
 		return func(next HandlerFunc) HandlerFunc { return next }

@@ -169,7 +169,12 @@ var otherKeys = [...]string{"Cache-Control", "Cross-Origin-Resource-Policy", "Re
 // handler asked for a CSP nonce gets it in its Content-Security-Policy,
 // whichever set it (the scope's set or the handler).
 func (c *Ctx) writeSecurity(rs *renderedSecurity, h http.Header) {
-	doc := isDocument(h)
+	c.writeSecurityAs(rs, h, isDocument(h))
+}
+
+// writeSecurityAs is writeSecurity for a response whose kind is known: doc
+// is isDocument(h).
+func (c *Ctx) writeSecurityAs(rs *renderedSecurity, h http.Header, doc bool) {
 	if rs != nil {
 		if bw, ok := c.rw.w.(headerBlockWriter); ok && !(doc && c.nonce != "") {
 			// The engine writes the block whole, skipping the names the
@@ -222,7 +227,11 @@ func isDocument(h http.Header) bool {
 	// text, images) cost a comparison or two.
 	switch ct[0] | 0x20 {
 	case 't':
-		return hasPrefixFold(ct, "text/html") || hasPrefixFold(ct, "text/xml")
+		if !hasPrefixFold(ct, "text/") {
+			return false
+		}
+		ct = ct[len("text/"):]
+		return hasPrefixFold(ct, "html") || hasPrefixFold(ct, "xml")
 	case 'a':
 		return hasPrefixFold(ct, "application/xhtml+xml") || hasPrefixFold(ct, "application/xml")
 	case 'i':
@@ -231,8 +240,23 @@ func isDocument(h http.Header) bool {
 	return false
 }
 
+// hasPrefixFold reports whether s starts with prefix, ASCII letters compared
+// without case; prefix is lower case (a byte loop: strings.EqualFold's
+// Unicode path cost more than the rest of isDocument).
 func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // securityFor renders the effective set of g: the helmet defaults edited by

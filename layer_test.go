@@ -120,9 +120,11 @@ func TestStandaloneLayerAllocations(t *testing.T) {
 		want  float64
 	}{
 		{"Recover", plinth.Recover(), 0},
-		{"RequestID", plinth.RequestID(), 1},
+		// Amortized: an allocation per 32 generated IDs (TestRequestIDAllocations).
+		{"RequestID", plinth.RequestID(), 0},
 		{"Security", plinth.Security(fourHeaders), 0},
-		{"Timeout", plinth.Timeout(time.Minute), 1},
+		// The context is reused when the handler does not take it.
+		{"Timeout", plinth.Timeout(time.Minute), 0},
 	} {
 		app := plinth.Bare()
 		app.Use(tc.layer)

@@ -21,10 +21,12 @@ const DefaultHandlerTimeout = 30 * time.Second
 // each pooled Ctx keeps and re-arms, and the response is only ever written by
 // the handler's goroutine, so streaming and Flush work as without it.
 //
-// Cost: the request's own context (one allocation), and the request copy
-// that carries it (one allocation) only when the handler asks for the
-// request (Ctx.Request, a plain http.Handler, standard middleware): Ctx.Context
-// returns the deadline context without it. Contexts a handler derives from
+// Cost: the request's own context, and the request copy that carries it
+// (one allocation) only when the handler asks for the request (Ctx.Request,
+// a plain http.Handler, standard middleware): Ctx.Context returns the
+// deadline context without it. The context is an allocation only when the
+// handler (or middleware) took it, through Ctx.Context, Ctx.Request or an
+// SSE stream: one nobody saw is reused by the Ctx's next request. Contexts a handler derives from
 // it (context.WithTimeout, WithCancel, AfterFunc) cost no goroutine: it
 // implements AfterFunc, which the context package uses instead of a
 // goroutine waiting on Done (TestTimeoutDerivedContextsStartNoGoroutine). A
@@ -40,21 +42,33 @@ const DefaultHandlerTimeout = 30 * time.Second
 // re-arms it for the rest. So a stream of quick requests on one Ctx resets
 // the timer about once per timeout, not once per request.
 type timeoutState struct {
-	mu      sync.Mutex
-	timer   *time.Timer
-	firesAt time.Time    // when the armed timer fires; zero when not armed
-	cur     *deadlineCtx // the request in flight, nil between requests
+	mu    sync.Mutex
+	timer *time.Timer
+	fires when         // when the armed timer fires
+	armed bool         // the timer is armed (for fires)
+	cur   *deadlineCtx // the request in flight, nil between requests
+	// spare is a deadline context no one but the timeout layer saw (not
+	// handed out by Ctx.Context or Ctx.Request), kept for the next request:
+	// only a context that was handed out needs to stay valid afterwards.
+	spare *deadlineCtx
 }
 
 // runWithTimeout runs next with a deadline of d.
 func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (err error) {
 	r0, dl0, reqDL0, inCtx0 := c.req, c.dl, c.reqDL, c.inCtx
-	dc := &deadlineCtx{parent: c.Context(), deadline: now.Add(d)}
 	st := &c.timeout
+	parent := c.Context()
+	dc := st.spare // the previous request's context, when nobody saw it
+	if dc != nil {
+		st.spare = nil
+		dc.parent, dc.deadline = parent, when{now, d}
+	} else {
+		dc = &deadlineCtx{parent: parent, deadline: when{now, d}}
+	}
 	st.mu.Lock()
 	prev := st.cur // an enclosing timeout (a Timeout layer inside New's)
 	dc.outer = prev
-	if prev != nil && !prev.lifted.Load() && prev.deadline.Before(dc.deadline) {
+	if prev != nil && !prev.lifted.Load() && dc.deadline.after(prev.deadline) {
 		dc.deadline = prev.deadline
 	}
 	st.cur = dc
@@ -62,10 +76,10 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 	switch {
 	case st.timer == nil:
 		st.timer = time.AfterFunc(d, c.onDeadline)
-		st.firesAt = dc.deadline
-	case st.firesAt.IsZero() || st.firesAt.After(dc.deadline):
+		st.fires, st.armed = dc.deadline, true
+	case !st.armed || st.fires.after(dc.deadline):
 		st.timer.Reset(d)
-		st.firesAt = dc.deadline
+		st.fires, st.armed = dc.deadline, true
 	}
 	st.mu.Unlock()
 	// The request carrying dc is made only if the handler asks for it
@@ -76,7 +90,15 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 		st.mu.Lock()
 		st.cur = prev // the timer stays armed; a firing then finds the enclosing request or none
 		st.mu.Unlock()
-		dc.cancel(context.Canceled) // as a WithTimeout's cancel would
+		if dc.seen.Load() {
+			dc.cancel(context.Canceled) // as a WithTimeout's cancel would
+		} else {
+			// Nothing outside this function ever had dc, and the timer no
+			// longer finds it: the next request reuses it.
+			dc.parent, dc.outer, dc.err = nil, nil, nil
+			dc.lifted.Store(false)
+			st.spare = dc
+		}
 		c.req, c.dl, c.reqDL, c.inCtx = r0, dl0, reqDL0, inCtx0
 		if !c.rw.timedOut.Load() {
 			return
@@ -127,9 +149,9 @@ func (c *Ctx) LiftDeadline() {
 		for d := st.cur; d != nil; d = d.outer {
 			d.lifted.Store(true)
 		}
-		if st.timer != nil && !st.firesAt.IsZero() {
+		if st.timer != nil && st.armed {
 			st.timer.Stop()
-			st.firesAt = time.Time{}
+			st.armed = false
 		}
 	}
 	st.mu.Unlock()
@@ -146,13 +168,13 @@ func (c *Ctx) onDeadline() {
 	st := &c.timeout
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.firesAt = time.Time{}
+	st.armed = false
 	if st.cur == nil || st.cur.lifted.Load() {
 		return
 	}
-	if left := time.Until(st.cur.deadline); left > 0 {
+	if left := time.Until(st.cur.deadline.at()); left > 0 {
 		st.timer.Reset(left)
-		st.firesAt = st.cur.deadline
+		st.fires, st.armed = st.cur.deadline, true
 		return
 	}
 	c.rw.timedOut.Store(true)
@@ -171,9 +193,14 @@ func (c *Ctx) onDeadline() {
 // Done, as it would for a context type it does not know.
 type deadlineCtx struct {
 	parent   context.Context
-	deadline time.Time
+	deadline when
 	outer    *deadlineCtx // the enclosing timeout's context, nil for none
 	lifted   atomic.Bool  // LiftDeadline: no deadline of its own any more
+	// seen: the context was handed out (Ctx.Context, the request copy that
+	// carries it, an SSE stream, an inner timeout's parent), so it is
+	// cancelled when the request ends and never reused. Set by the request's
+	// goroutine, atomic for a goroutine that calls Ctx.Context meanwhile.
+	seen atomic.Bool
 
 	mu         sync.Mutex
 	done       chan struct{}
@@ -189,10 +216,30 @@ func (d *deadlineCtx) Deadline() (time.Time, bool) {
 	if d.lifted.Load() {
 		return d.parent.Deadline()
 	}
-	if pd, ok := d.parent.Deadline(); ok && pd.Before(d.deadline) {
+	at := d.deadline.at()
+	if pd, ok := d.parent.Deadline(); ok && pd.Before(at) {
 		return pd, true
 	}
-	return d.deadline, true
+	return at, true
+}
+
+// when is a deadline as the start and the duration it was set with, added
+// up only when the time itself is asked for: the timeout layer compares
+// deadlines of the same duration on every request, and comparing their
+// starts costs a fraction of time.Time.Add.
+type when struct {
+	start time.Time
+	d     time.Duration
+}
+
+func (w when) at() time.Time { return w.start.Add(w.d) }
+
+// after reports whether w is later than o.
+func (w when) after(o when) bool {
+	if w.d == o.d {
+		return w.start.After(o.start)
+	}
+	return w.at().After(o.at())
 }
 
 func (d *deadlineCtx) Done() <-chan struct{} {
@@ -278,7 +325,17 @@ func (d *deadlineCtx) cancel(err error) {
 	afters := d.afters
 	d.afters = nil
 	d.mu.Unlock()
+	if afters == nil {
+		return // the usual case; starting a map iteration costs even on nil
+	}
 	for a := range afters {
 		a.f()
+	}
+}
+
+// handOut records that d left the timeout layer's hands (see seen).
+func (d *deadlineCtx) handOut() {
+	if !d.seen.Load() {
+		d.seen.Store(true)
 	}
 }

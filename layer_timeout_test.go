@@ -385,3 +385,60 @@ func TestTimeoutCancelReachesDerivedContexts(t *testing.T) {
 		t.Errorf("client gone: derived context ended with %v, want Canceled", r.after)
 	}
 }
+
+// TestTimeoutKeptContextIsNotReused: the timeout's context is reused by the
+// next request only when nobody took it; one a handler took (Ctx.Context,
+// Ctx.Request, a plain handler's r.Context(), an inner Timeout's parent)
+// stays as it ended: cancelled, with its own deadline and values, while the
+// Ctx serves requests that do not take theirs.
+func TestTimeoutKeptContextIsNotReused(t *testing.T) {
+	app := timeoutApp(time.Hour)
+	var kept []context.Context
+	app.Get("/keep", func(c *plinth.Ctx) error {
+		kept = append(kept, c.Context())
+		return c.NoContent(204)
+	})
+	app.Get("/keep-request", func(c *plinth.Ctx) error {
+		kept = append(kept, c.Request().Context())
+		return c.NoContent(204)
+	})
+	app.HandleFunc("GET /keep-plain", func(w http.ResponseWriter, r *http.Request) {
+		kept = append(kept, r.Context())
+		w.WriteHeader(204)
+	})
+	inner := app.Group("/inner")
+	inner.Use(plinth.Timeout(30 * time.Minute))
+	inner.Get("/keep", func(c *plinth.Ctx) error {
+		kept = append(kept, c.Context())
+		return c.NoContent(204)
+	})
+	app.Get("/ignore", func(c *plinth.Ctx) error { return c.NoContent(204) })
+	inner.Get("/ignore", func(c *plinth.Ctx) error { return c.NoContent(204) })
+
+	for _, p := range []string{"/keep", "/keep-request", "/keep-plain", "/inner/keep"} {
+		if rec := serve(app, "GET", p); rec.Code != 204 {
+			t.Fatalf("%s: %d", p, rec.Code)
+		}
+		if len(kept) == 0 {
+			t.Fatalf("%s: the handler did not run", p)
+		}
+		ctx := kept[len(kept)-1]
+		dl, _ := ctx.Deadline()
+		for range 5 {
+			serve(app, "GET", "/ignore")
+			serve(app, "GET", "/inner/ignore")
+		}
+		if !errors.Is(ctx.Err(), context.Canceled) {
+			t.Errorf("%s: the kept context's Err is %v after later requests, want Canceled", p, ctx.Err())
+		}
+		if dl2, ok := ctx.Deadline(); !ok || !dl2.Equal(dl) {
+			t.Errorf("%s: the kept context's deadline moved from %v to %v (%v)", p, dl, dl2, ok)
+		}
+		select {
+		case <-ctx.Done():
+		default:
+			t.Errorf("%s: the kept context is not done", p)
+		}
+		_ = ctx.Value(ctxTestKey{}) // reaches its parents without a nil one
+	}
+}

@@ -44,7 +44,7 @@ type conn struct {
 	resp       response
 	big        []byte   // a head longer than the read buffer
 	scratch    []byte   // where an unread body is discarded to
-	lastKeys   []string // the names of the previous response's header
+	lastKeys   []hdrKey // the names of the previous response's header
 	hi         headInfo // what parseHead noted of the request's fields
 	rdl        time.Time
 	wdl        bool // a write deadline was set by the handler
@@ -66,7 +66,10 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c.vals = make([]string, 0, 32)
 	c.req = new(http.Request)
 	c.resp.c = c
-	c.resp.hdr = make(http.Header, 16)
+	// No size hint: a map of up to 8 names is one group, which a response's
+	// header usually fits (lookups, assignments and the clear per request
+	// cost less than a table's); it grows on its own when one needs more.
+	c.resp.hdr = make(http.Header)
 	c.out = make([]byte, 0, readBufferSize)
 	return c
 }

@@ -275,3 +275,72 @@ func TestHeaderNamesChangeBetweenResponses(t *testing.T) {
 		t.Error("Connection: close from the handler not honoured")
 	}
 }
+
+// TestHasControl holds the word-at-a-time check to the byte loop it stands
+// for, for every byte value at every position of strings up to 20 bytes of
+// several fillers (high bytes too: a borrow must not cross into them).
+func TestHasControl(t *testing.T) {
+	for _, bg := range []string{"a", "\x0e", "\x80", "\xff", " "} {
+		for n := 1; n <= 20; n++ {
+			for i := 0; i < n; i++ {
+				for b := 0; b < 256; b++ {
+					s := []byte(strings.Repeat(bg, n))
+					s[i] = byte(b)
+					if got, want := hasControl(string(s)), b < 0x0e; got != want {
+						t.Fatalf("hasControl(%q) = %v, want %v", s, got, want)
+					}
+				}
+			}
+		}
+	}
+	if hasControl("") {
+		t.Error(`hasControl("") = true`)
+	}
+}
+
+// TestHeaderReadAtWriteHeader: as on net/http, the header is the one the
+// handler had at WriteHeader: a field set or deleted afterwards changes
+// nothing, on responses that start at once, with the body, or when the
+// handler returns; an invalid Content-Length is dropped.
+func TestHeaderReadAtWriteHeader(t *testing.T) {
+	_, addr := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Before", "1")
+		h.Set("Gone-Later", "2")
+		switch r.URL.Path {
+		case "/cl":
+			h.Set("Content-Length", "x1")
+		case "/late-cl":
+			w.WriteHeader(200)
+			h.Set("Content-Length", "1") // too late: the body is sent whole
+			io.WriteString(w, "hello")
+			return
+		}
+		w.WriteHeader(200)
+		h.Set("After", "3")
+		h.Del("Gone-Later")
+		if r.URL.Path == "/flush" {
+			w.(http.Flusher).Flush()
+		}
+		io.WriteString(w, "body")
+	}))
+	rs := exchange(t, addr, "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /flush HTTP/1.1\r\nHost: x\r\n\r\n"+
+		"GET /cl HTTP/1.1\r\nHost: x\r\n\r\nGET /late-cl HTTP/1.1\r\nHost: x\r\n\r\n", 4)
+	if len(rs) != 4 {
+		t.Fatalf("%d responses", len(rs))
+	}
+	for i, r := range rs[:3] {
+		if r.Header.Get("Before") != "1" || r.Header.Get("Gone-Later") != "2" || r.Header.Get("After") != "" {
+			t.Errorf("response %d: header %v, want the one at WriteHeader", i, r.Header)
+		}
+		if b := bodyOf(r); b != "body" {
+			t.Errorf("response %d: body %q", i, b)
+		}
+	}
+	if cl := rs[2].Header.Get("Content-Length"); cl == "x1" {
+		t.Errorf("invalid Content-Length sent: %q", cl)
+	}
+	if b := bodyOf(rs[3]); b != "hello" || rs[3].ContentLength != 5 {
+		t.Errorf("Content-Length set after WriteHeader: body %q, length %d, want hello and 5", b, rs[3].ContentLength)
+	}
+}

@@ -36,13 +36,16 @@ type response struct {
 	fullDuplex    bool
 	block         []byte   // pre-rendered header lines, see SetHeaderBlock
 	blockNames    []string // their names
+	blockLens     uint64   // the set of their lengths (bit n: a name of n bytes, mod 64)
+	lensFor       *string  // the names blockLens was made for (&blockNames[0])
 	trailers      []string
 	kvs           []headerField // commit's scratch
 }
 
 func (w *response) reset(req *http.Request) {
 	clear(w.hdr)
-	*w = response{c: w.c, req: req, hdr: w.hdr, buf: w.buf[:0], kvs: w.kvs[:0], trailers: w.trailers[:0], contentLength: -1}
+	*w = response{c: w.c, req: req, hdr: w.hdr, buf: w.buf[:0], kvs: w.kvs[:0], trailers: w.trailers[:0], contentLength: -1,
+		blockLens: w.blockLens, lensFor: w.lensFor}
 	if w.buf == nil {
 		w.buf = make([]byte, 0, bodyBufferSize)
 	}
@@ -59,6 +62,15 @@ func (w *response) Header() http.Header { return w.hdr }
 // security headers for the cost of one copy.
 func (w *response) SetHeaderBlock(block []byte, names []string) {
 	w.block, w.blockNames = block, names
+	if len(names) > 0 && &names[0] != w.lensFor {
+		// A block other than the previous response's (the same one is
+		// usually handed again): its names' lengths, for appendBlock.
+		var lens uint64
+		for _, n := range names {
+			lens |= 1 << (len(n) & 63)
+		}
+		w.blockLens, w.lensFor = lens, &names[0]
+	}
 }
 
 // WriteHeader sends the status (1xx informational ones at once, the final
@@ -80,14 +92,24 @@ func (w *response) WriteHeader(code int) {
 	}
 	w.wroteHeader = true
 	w.status = code
-	if cl := w.hdr["Content-Length"]; len(cl) > 0 && cl[0] != "" {
-		v, err := strconv.ParseInt(cl[0], 10, 64)
-		if err == nil && v >= 0 {
-			w.contentLength = v
-		} else {
-			w.c.srv.cfg.ErrorLog.Printf("engine: invalid Content-Length of %q", cl[0])
-			delete(w.hdr, "Content-Length")
+	// The header is read now, as net/http takes its copy here: the fields
+	// commit writes, and the Content-Length that Write holds the body to.
+	kvs := w.headerFields()
+	for i, kv := range kvs {
+		if kv.k != "Content-Length" {
+			continue
 		}
+		if cl := kv.v; len(cl) > 0 && cl[0] != "" {
+			v, err := strconv.ParseInt(cl[0], 10, 64)
+			if err == nil && v >= 0 {
+				w.contentLength = v
+			} else {
+				w.c.srv.cfg.ErrorLog.Printf("engine: invalid Content-Length of %q", cl[0])
+				delete(w.hdr, "Content-Length")
+				w.kvs = append(kvs[:i], kvs[i+1:]...)
+			}
+		}
+		break
 	}
 }
 
@@ -175,7 +197,7 @@ func (w *response) write(n int, p []byte, s string) (int, error) {
 }
 
 // commit writes the head, with what is buffered of the body, to c.out. The
-// handler's header is read in one pass; the fields the server decides
+// handler's header, as WriteHeader read it, is gone through in one pass; the fields the server decides
 // (Content-Length, Transfer-Encoding, Connection) are skipped rather than
 // deleted, so the handler's map is left as it was, as on net/http.
 func (w *response) commit() {
@@ -196,7 +218,7 @@ func (w *response) commit() {
 
 	var te, conn, ce, upgrade string
 	var haveCL, haveConn, haveType, haveDate, declared, trailers bool
-	kvs := w.headerFields()
+	kvs := w.kvs // read by WriteHeader
 	for _, kv := range kvs {
 		k, vv := kv.k, kv.v
 		switch k {
@@ -325,7 +347,7 @@ func (w *response) commit() {
 				continue
 			}
 		}
-		if !httpsyntax.IsToken(kv.k) {
+		if !kv.tok {
 			continue // also drops "Trailer:"-prefixed names: sent as trailers
 		}
 		for _, v := range kv.v {
@@ -355,7 +377,7 @@ func (w *response) commit() {
 		out = append(out, "Connection: keep-alive\r\n"...)
 	}
 	if len(w.block) > 0 {
-		out = appendBlock(out, w.block, w.blockNames, kvs)
+		out = appendBlock(out, w.block, w.blockNames, w.blockLens, kvs)
 	}
 	out = append(out, "\r\n"...)
 	if len(p) > 0 && !w.noBody {
@@ -376,17 +398,18 @@ func (w *response) commit() {
 // iteration is the dearest part of writing a small header (its random
 // start), and a connection's responses mostly carry the same names: when
 // the header has exactly the previous response's names, they are looked up
-// instead (a small map's lookup does not hash).
+// instead (a small map's lookup does not hash), and whether each is a token
+// is known from then (the names are the same strings).
 func (w *response) headerFields() []headerField {
 	h, kvs, last := w.hdr, w.kvs[:0], w.c.lastKeys
 	if len(h) == len(last) {
-		for _, k := range last {
-			vv, ok := h[k]
+		for _, n := range last {
+			vv, ok := h[n.k]
 			if !ok {
 				kvs = kvs[:0]
 				break
 			}
-			kvs = append(kvs, headerField{k, vv})
+			kvs = append(kvs, headerField{n.k, vv, n.tok})
 		}
 		if len(kvs) == len(h) {
 			w.kvs = kvs
@@ -395,8 +418,9 @@ func (w *response) headerFields() []headerField {
 	}
 	last = last[:0]
 	for k, vv := range h {
-		kvs = append(kvs, headerField{k, vv})
-		last = append(last, k)
+		tok := httpsyntax.IsToken(k)
+		kvs = append(kvs, headerField{k, vv, tok})
+		last = append(last, hdrKey{k, tok})
 	}
 	w.c.lastKeys = last
 	w.kvs = kvs
@@ -405,8 +429,16 @@ func (w *response) headerFields() []headerField {
 
 // headerField is one field of the handler's header, as commit reads it.
 type headerField struct {
-	k string
-	v []string
+	k   string
+	v   []string
+	tok bool // k is a token (httpsyntax.IsToken): a name that can be sent
+}
+
+// hdrKey is a name of the previous response's header and whether it
+// is a token.
+type hdrKey struct {
+	k   string
+	tok bool
 }
 
 type skipMask uint8
@@ -429,11 +461,18 @@ func textTrim(s string) string { return textproto.TrimString(s) }
 
 // appendBlock appends the block's lines whose name the handler did not set
 // (kvs is the handler's header; both are short, so no map is consulted).
-func appendBlock(out, block []byte, names []string, kvs []headerField) []byte {
+//
+// lens is the set of the names' lengths (bit n for n bytes, mod 64): most of
+// the handler's names (Content-Type, X-Request-Id) have a length no block
+// name has, and are told apart without a comparison.
+func appendBlock(out, block []byte, names []string, lens uint64, kvs []headerField) []byte {
 	clash := false
 	for _, kv := range kvs {
+		if lens&(1<<(len(kv.k)&63)) == 0 {
+			continue
+		}
 		for _, n := range names {
-			if len(n) == len(kv.k) && n == kv.k {
+			if n == kv.k {
 				clash = true
 				break
 			}
@@ -620,6 +659,12 @@ func appendHeader(out []byte, h http.Header, _ []string) []byte {
 func appendField(out []byte, k, v string) []byte {
 	out = append(out, k...)
 	out = append(out, ": "...)
+	if n := len(v); n > 0 && v[0] > ' ' && v[n-1] > ' ' && !hasControl(v) {
+		// Nothing to trim, no CR or LF: the usual value, checked eight
+		// bytes at a time.
+		out = append(out, v...)
+		return append(out, "\r\n"...)
+	}
 	if n := len(v); n > 0 && (v[0] <= ' ' || v[n-1] <= ' ') {
 		v = textTrim(v)
 	}
@@ -635,4 +680,35 @@ func appendField(out []byte, k, v string) []byte {
 		out = append(out, ch)
 	}
 	return append(out, "\r\n"...)
+}
+
+// hasControl reports whether s has a byte below 0x0e (CR and LF among
+// them), eight bytes at a time: a word has such a byte exactly when
+// (x - 0x0e0e...) & ^x & 0x8080... is not zero. The last word overlaps the
+// one before it rather than being checked byte by byte.
+func hasControl(s string) bool {
+	const lo, hi = 0x0e0e0e0e0e0e0e0e, 0x8080808080808080
+	n := len(s)
+	if n < 8 {
+		for i := 0; i < n; i++ {
+			if s[i] < 0x0e {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < n-8; i += 8 {
+		if x := word(s[i : i+8]); (x-lo)&^x&hi != 0 {
+			return true
+		}
+	}
+	x := word(s[n-8:])
+	return (x-lo)&^x&hi != 0
+}
+
+// word is the first eight bytes of s as a little-endian number.
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
