@@ -51,3 +51,48 @@ func TestAllocsPerRequest(t *testing.T) {
 }
 
 var textPlain = []string{"text/plain"}
+
+// TestAllocsPipelined: 16 pipelined GETs in one write share one copy of
+// their heads (headString), so the batch costs the engine about one
+// allocation, not 16.
+func TestAllocsPipelined(t *testing.T) {
+	if raceEnabled || poisoning {
+		t.Skip("allocation counts are not meaningful under -race or plinth_enginepoison (fresh requests)")
+	}
+	hello := []byte("hello")
+	_, addr := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Content-Type"] = textPlain
+		w.Write(hello)
+	}), func(c *Config) { c.IdleTimeout = time.Minute })
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const batch = 16
+	req := bytes.Repeat([]byte("GET /plaintext HTTP/1.1\r\nHost: localhost\r\nUser-Agent: bench\r\n\r\n"), batch)
+	buf := make([]byte, 64<<10)
+	roundTrip := func() {
+		if _, err := c.Write(req); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for bytes.Count(buf[:n], hello) < batch {
+			m, err := c.Read(buf[n:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += m
+		}
+	}
+	for range 10 {
+		roundTrip()
+	}
+	allocs := testing.AllocsPerRun(100, roundTrip)
+	t.Logf("%.2f allocations per batch of %d", allocs, batch)
+	// One copy when the batch arrives in one read; a batch split by the
+	// network costs one more per piece.
+	if allocs > 3 {
+		t.Errorf("%.2f allocations per batch of %d pipelined requests, want at most 3", allocs, batch)
+	}
+}

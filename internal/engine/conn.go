@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Connection states, for Shutdown: only an idle connection (waiting for the
@@ -46,6 +47,8 @@ type conn struct {
 	scratch    []byte   // where an unread body is discarded to
 	lastKeys   []hdrKey // the names of the previous response's header
 	hi         headInfo // what parseHead noted of the request's fields
+	scan       headScan // what headEnd found in the head
+	ahead      string   // the rest of the copy the last head was cut from (see headString)
 	rdl        time.Time
 	wdl        bool // a write deadline was set by the handler
 	werr       error
@@ -261,6 +264,7 @@ func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 		}
 		c.served = true
 		c.state.Store(stateIdle)
+		c.ahead = "" // an idle connection keeps no copy
 		if c.srv.shutting.Load() {
 			return "", nil, false
 		}
@@ -289,7 +293,7 @@ func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 	deadlineSet := false
 	for {
 		buf, _ := br.Peek(br.Buffered())
-		n, next, perr := headEnd(buf, from)
+		n, next, perr := headEnd(buf, from, &c.scan)
 		if perr != nil {
 			if next > max {
 				return "", errTooLarge, true
@@ -300,7 +304,7 @@ func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 			if n > max {
 				return "", errTooLarge, true
 			}
-			head = string(buf[:n])
+			head = c.headString(buf, n)
 			_, _ = br.Discard(n)
 			return head, nil, true
 		}
@@ -363,6 +367,33 @@ func lineEndsAtFragment(line []byte) bool {
 	return len(line) == 0
 }
 
+// headString returns buf[:n], a complete head at the start of the read
+// buffer, as a string. Pipelined GET and HEAD requests share one copy: when
+// at least minAhead bytes follow such a head in the buffer, all buffered
+// bytes are copied at once, and a later head is sliced from what is left of
+// that copy if it is there, checked byte for byte (a body read in between
+// only costs a new copy). A kept header value then keeps that copy, at most
+// the read buffer's 4 KiB, alive. Other methods (a body often follows the
+// head) get a copy of their head alone.
+func (c *conn) headString(buf []byte, n int) string {
+	if rest := c.ahead; len(rest) >= n && rest[:n] == unsafe.String(&buf[0], n) {
+		c.ahead = rest[n:]
+		return rest[:n]
+	}
+	if len(buf)-n < minAhead || !(buf[0] == 'G' && buf[1] == 'E' && buf[2] == 'T' && buf[3] == ' ' ||
+		buf[0] == 'H' && buf[1] == 'E' && buf[2] == 'A' && buf[3] == 'D' && buf[4] == ' ') {
+		c.ahead = ""
+		return string(buf[:n])
+	}
+	s := string(buf)
+	c.ahead = s[n:]
+	return s[:n]
+}
+
+// minAhead is the fewest bytes after a head for headString to copy them
+// with it: about the shortest request head.
+const minAhead = 24
+
 // readBigHead reads a head longer than the read buffer into c.big.
 func (c *conn) readBigHead() (string, *parseError, bool) {
 	br := c.br
@@ -373,7 +404,7 @@ func (c *conn) readBigHead() (string, *parseError, bool) {
 		buf, _ := br.Peek(br.Buffered())
 		k := len(buf)
 		big = append(big, buf...)
-		n, next, perr := headEnd(big, from)
+		n, next, perr := headEnd(big, from, &c.scan)
 		if perr != nil {
 			c.big = big[:0]
 			if next > max {

@@ -2,11 +2,13 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
 	"net/http"
 	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/plinth-go/plinth/internal/httpsyntax"
 	"golang.org/x/net/http/httpguts"
@@ -36,11 +38,17 @@ var (
 // net/http's reader does). It returns the length of the head, the empty line
 // included, or 0 when the head is not complete yet. from is where scanning
 // may resume (a line boundary already scanned); next is where to resume.
-// Complete lines are checked as they come (checkLine), so that a malformed
-// head is refused as soon as its bad line has arrived, as net/http does,
-// rather than when its end arrives.
-func headEnd(b []byte, from int) (n, next int, err *parseError) {
+// Complete lines are checked as they come (checkRequestLine,
+// checkHeaderLine), so that a malformed head is refused as soon as its bad
+// line has arrived, as net/http does, rather than when its end arrives.
+// What the checks find (the request line's split, where each header line's
+// name and value are) is noted in sc, which a scan from 0 starts afresh, so
+// that parseHead slices the head without reading it a second time.
+func headEnd(b []byte, from int, sc *headScan) (n, next int, err *parseError) {
 	i := from
+	if i == 0 {
+		sc.lines, sc.badName = 0, false
+	}
 	for {
 		j := indexLF(b[i:])
 		if j < 0 {
@@ -51,25 +59,52 @@ func headEnd(b []byte, from int) (n, next int, err *parseError) {
 			line = line[:len(line)-1]
 		}
 		if i == 0 {
-			if err := checkRequestLine(line); err != nil {
+			if err := checkRequestLine(line, sc); err != nil {
 				return 0, i, err
 			}
 		} else if len(line) == 0 {
 			return i + j + 1, i + j + 1, nil
-		} else if err := checkHeaderLine(line); err != nil {
-			return 0, i, err
+		} else {
+			colon, end, spaced, err := checkHeaderLine(line)
+			if err != nil {
+				return 0, i, err
+			}
+			if sc.lines < len(sc.line) {
+				sc.line[sc.lines] = lineSpan{int32(i), int32(i + colon), int32(i + end)}
+			}
+			sc.lines++
+			sc.badName = sc.badName || spaced
 		}
 		i += j + 1
 	}
 }
 
+// headScan is what headEnd found in the head it returned: where the request
+// line splits and what version it names, and where the first header lines'
+// names and values are (parseHead scans any further lines itself).
+type headScan struct {
+	sp1, sp2, end int // the request line is head[:end], its spaces at sp1 and sp2
+	major, minor  int
+	lines         int  // header lines (all of them, also past len(line))
+	badName       bool // a header name holds a space (refused after the Host checks)
+	line          [24]lineSpan
+}
+
+// lineSpan is a header line of the head: head[start:colon] is its name,
+// head[colon+1:end] its value, spaces and tabs at its end trimmed.
+type lineSpan struct{ start, colon, end int32 }
+
 func indexLF(b []byte) int { return bytes.IndexByte(b, '\n') }
 
 // checkRequestLine refuses a request line that net/http refuses before it
 // reads any header (parseRequestLine, validMethod, ParseHTTPVersion,
-// url.ParseRequestURI's control-character check).
-func checkRequestLine(line []byte) *parseError {
-	method, target, _, _, _, err := splitRequestLine(string(line))
+// url.ParseRequestURI's control-character check), and notes its split in sc.
+func checkRequestLine(line []byte, sc *headScan) *parseError {
+	// The line is read in place: nothing of it outlives the call but the
+	// clone of an unusual target (string(line) would copy a line longer
+	// than 32 bytes to the heap).
+	l := unsafe.String(unsafe.SliceData(line), len(line))
+	method, target, _, major, minor, err := splitRequestLine(l)
 	if err != nil {
 		return err
 	}
@@ -78,11 +113,16 @@ func checkRequestLine(line []byte) *parseError {
 	}
 	if !simpleTarget(target) {
 		// A target net/url refuses is refused at once, as net/http does
-		// (the copy keeps the line's string from escaping: no allocation
-		// for the usual target).
+		// (the copy keeps the line's bytes from escaping).
 		var u url.URL
-		return setURL(&u, method, strings.Clone(target))
+		if err := setURL(&u, method, strings.Clone(target)); err != nil {
+			return err
+		}
 	}
+	sc.sp1 = len(method)
+	sc.sp2 = len(method) + 1 + len(target)
+	sc.end = len(line)
+	sc.major, sc.minor = major, minor
 	return nil
 }
 
@@ -104,28 +144,75 @@ func simpleTarget(target string) bool {
 // checkHeaderLine refuses a header line that net/http's MIME reader refuses:
 // a folded line (refused here, where net/http would join it), a line
 // without a colon, a name that is not a token, a value with a control byte.
-func checkHeaderLine(line []byte) *parseError {
+// It returns where the colon is, where the line ends once spaces and tabs
+// are trimmed from its end, and whether the name holds a space.
+func checkHeaderLine(line []byte) (colon, end int, spaced bool, err *parseError) {
 	if line[0] == ' ' || line[0] == '\t' {
-		return errObsFold
+		return 0, 0, false, errObsFold
 	}
 	line = trimRight(line)
-	colon := bytes.IndexByte(line, ':')
+	colon = bytes.IndexByte(line, ':')
 	if colon <= 0 {
-		return errMalformed
+		return 0, 0, false, errMalformed
 	}
 	for _, c := range line[:colon] {
 		// A space is let through here, as net/textproto does: net/http
 		// refuses the name later, after its version and Host checks.
-		if !httpsyntax.IsTokenByte(c) && c != ' ' {
-			return errMalformed
+		if !httpsyntax.IsTokenByte(c) {
+			if c != ' ' {
+				return 0, 0, false, errMalformed
+			}
+			spaced = true
 		}
 	}
-	for _, c := range line[colon+1:] {
+	if !validValue(line[colon+1:]) {
+		return 0, 0, false, errMalformed
+	}
+	return colon, len(line), spaced, nil
+}
+
+// validValue reports whether every byte of v is a validValueByte, eight
+// bytes at a time: a word is all printable ASCII when no byte is below 0x20
+// and none is 0x7f or above; only a word that is not goes byte by byte (for
+// a tab, DEL or obs-text).
+func validValue(v []byte) bool {
+	if len(v) < 8 {
+		for _, c := range v {
+			if !validValueByte(c) {
+				return false
+			}
+		}
+		return true
+	}
+	n := len(v)
+	for i := 0; i < n-8; i += 8 {
+		if !validWord(v[i:]) {
+			return false
+		}
+	}
+	// The last eight bytes, overlapping the word before when the length is
+	// not a multiple of eight.
+	return validWord(v[n-8:])
+}
+
+// validWord is validValue for the first eight bytes of v.
+func validWord(v []byte) bool {
+	const lo, hi, one = 0x2020202020202020, 0x8080808080808080, 0x0101010101010101
+	x := binary.LittleEndian.Uint64(v)
+	// A byte below 0x20 (x-lo borrows into its top bit), or with its top bit
+	// set, or 0x7f (x+one sets its top bit) marks the word; borrows and
+	// carries can mark a word falsely, never hide a byte, and a marked
+	// word is checked byte by byte (a tab, obs-text and DEL are told apart
+	// there).
+	if ((x-lo)|x|(x+one))&hi == 0 {
+		return true
+	}
+	for _, c := range v[:8] {
 		if !validValueByte(c) {
-			return errMalformed
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
 // trimRight drops trailing spaces and tabs, as net/textproto's trim does at
@@ -153,12 +240,6 @@ func validValueByte(c byte) bool { return c >= 0x80 || c == '\t' || (c >= 0x20 &
 // splitRequestLine splits and checks "METHOD target HTTP/x.y" as net/http
 // does.
 func splitRequestLine(line string) (method, target, proto string, major, minor int, err *parseError) {
-	return splitLine(line, true)
-}
-
-// splitLine is splitRequestLine; check false skips the byte checks of a
-// line headEnd has checked already.
-func splitLine(line string, check bool) (method, target, proto string, major, minor int, err *parseError) {
 	sp1 := strings.IndexByte(line, ' ')
 	if sp1 < 0 {
 		return "", "", "", 0, 0, errMalformed
@@ -172,7 +253,7 @@ func splitLine(line string, check bool) (method, target, proto string, major, mi
 	if method == "" {
 		return "", "", "", 0, 0, errMalformed
 	}
-	for i := 0; check && i < len(method); i++ {
+	for i := 0; i < len(method); i++ {
 		if !httpsyntax.IsTokenByte(method[i]) {
 			return "", "", "", 0, 0, errMalformed
 		}
@@ -189,7 +270,7 @@ func splitLine(line string, check bool) (method, target, proto string, major, mi
 	if !ok {
 		return "", "", "", 0, 0, errMalformed
 	}
-	for i := 0; check && i < len(target); i++ {
+	for i := 0; i < len(target); i++ {
 		if c := target[i]; c < ' ' || c == 0x7f {
 			return "", "", "", 0, 0, errMalformed
 		}
@@ -272,48 +353,53 @@ func canonicalKey(k string) string {
 // order, so that a request refused for two reasons gets net/http's status.
 // vals is a reusable backing array for the header values.
 func (c *conn) parseHead(head string) *parseError {
-	req := c.req
-	lineEnd := strings.IndexByte(head, '\n')
-	if lineEnd < 0 {
-		return errMalformed // cannot happen: headEnd returns whole lines
-	}
-	line := head[:lineEnd]
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	method, target, proto, major, minor, perr := splitLine(line, false)
-	if perr != nil {
-		return perr
-	}
+	req, sc := c.req, &c.scan
+	line := head[:sc.end]
+	method, target, proto := line[:sc.sp1], line[sc.sp1+1:sc.sp2], line[sc.sp2+1:]
+	major, minor := sc.major, sc.minor
 	req.Method, req.RequestURI, req.Proto, req.ProtoMajor, req.ProtoMinor = method, target, proto, major, minor
 	if perr := setURL(req.URL, method, target); perr != nil {
 		return perr
 	}
 	h := req.Header
 	vals := c.vals[:0]
-	badName := false
+	badName := sc.badName
 	// The fields the server itself reads are noted on the way, so that no
 	// map lookup is needed for them: Host and Transfer-Encoding never enter
 	// the map (net/http deletes both before the handler runs).
-	var hi headInfo
-	rest := head[lineEnd+1:]
-	for {
-		i := strings.IndexByte(rest, '\n')
-		line := rest[:i]
-		rest = rest[i+1:]
-		if n := len(line); n > 0 && line[n-1] == '\r' {
-			line = line[:n-1]
+	hi := &c.hi
+	hi.reset()
+	// The lines headEnd noted are sliced out where it found them; past
+	// those, the rest of the head is scanned again.
+	var rest string
+	for k := 0; ; k++ {
+		var key, value string
+		if k < sc.lines && k < len(sc.line) {
+			ls := sc.line[k]
+			key = canonicalKey(head[ls.start:ls.colon])
+			value = trimLeftSpaceTab(head[ls.colon+1 : ls.end])
+			if k == len(sc.line)-1 {
+				rest = head[ls.end:]
+				rest = rest[strings.IndexByte(rest, '\n')+1:]
+			}
+		} else {
+			if k < len(sc.line) {
+				break // every line was noted
+			}
+			i := strings.IndexByte(rest, '\n')
+			line := rest[:i]
+			rest = rest[i+1:]
+			if n := len(line); n > 0 && line[n-1] == '\r' {
+				line = line[:n-1]
+			}
+			line = trimRight(line)
+			if line == "" {
+				break
+			}
+			colon := strings.IndexByte(line, ':')
+			key = canonicalKey(line[:colon])
+			value = trimLeftSpaceTab(line[colon+1:])
 		}
-		line = trimRight(line)
-		if line == "" {
-			break
-		}
-		colon := strings.IndexByte(line, ':')
-		if strings.IndexByte(line[:colon], ' ') >= 0 {
-			badName = true
-		}
-		key := canonicalKey(line[:colon])
-		value := trimLeftSpaceTab(line[colon+1:])
 		switch key {
 		case "Host":
 			if hi.hosts == 0 {
@@ -351,7 +437,6 @@ func (c *conn) parseHead(head string) *parseError {
 		}
 	}
 	c.vals = vals
-	c.hi = hi
 	if hi.hosts > 1 {
 		return badRequest("too many Host headers")
 	}
@@ -407,6 +492,13 @@ type headInfo struct {
 	keys                          [12]string // the first names, to tell a repeat without a lookup
 	nkeys                         int
 	overflow                      bool
+}
+
+// reset empties hi for the next head (keys past nkeys are not read).
+func (hi *headInfo) reset() {
+	hi.host, hi.te = "", ""
+	hi.hosts, hi.tes, hi.cls, hi.nkeys = 0, 0, 0, 0
+	hi.conn, hi.pragma, hi.expect, hi.trailer, hi.overflow = false, false, false, false, false
 }
 
 // seen reports whether key was met before in this head, and notes it.

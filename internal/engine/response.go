@@ -42,13 +42,21 @@ type response struct {
 	kvs           []headerField // commit's scratch
 }
 
+// reset prepares w for the next request. Field by field rather than as a
+// composite literal (which writes the whole struct): the per-request
+// fields only; c, hdr (emptied), the buffers' arrays and blockLens/lensFor
+// are kept. TestResponseResetFields fails when a field is added and not
+// named here.
 func (w *response) reset(req *http.Request) {
 	clear(w.hdr)
-	*w = response{c: w.c, req: req, hdr: w.hdr, buf: w.buf[:0], kvs: w.kvs[:0], trailers: w.trailers[:0], contentLength: -1,
-		blockLens: w.blockLens, lensFor: w.lensFor}
+	w.req = req
 	if w.buf == nil {
 		w.buf = make([]byte, 0, bodyBufferSize)
 	}
+	w.buf, w.kvs, w.trailers = w.buf[:0], w.kvs[:0], w.trailers[:0]
+	w.status, w.contentLength, w.written = 0, -1, 0
+	w.wroteHeader, w.committed, w.chunking, w.noBody, w.handlerDone, w.fullDuplex = false, false, false, false, false, false
+	w.block, w.blockNames = nil, nil
 }
 
 // Header returns the response header map (reused across requests).

@@ -1,9 +1,11 @@
 // Package engine is Plinth's own HTTP/1.1 server: the same http.Handler as
 // net/http's, over a connection loop built for the request rate of a
 // framework rather than for generality. A goroutine serves each connection
-// on Go's netpoller; the request head is copied into one string per request
-// and the *http.Request, its Header map, URL and body reader are reused
-// from one request of a connection to the next; responses go through a
+// on Go's netpoller; the request head is checked as it arrives, copied into
+// one string (one per request, or one per batch of pipelined GET and HEAD
+// requests) and sliced where the check found its parts; the *http.Request,
+// its Header map, URL and body reader are reused from one request of a
+// connection to the next; responses go through a
 // reusable writer and are sent when no pipelined request is waiting, so a
 // pipelined batch is answered with one write.
 //
