@@ -72,7 +72,11 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 		dc.deadline = prev.deadline
 	}
 	st.cur = dc
-	c.rw.timedOut.Store(false)
+	if c.rw.timedOut.Load() {
+		// Under st.mu, as onDeadline's Store(true): a load first spares
+		// the common request a locked exchange.
+		c.rw.timedOut.Store(false)
+	}
 	switch {
 	case st.timer == nil:
 		st.timer = time.AfterFunc(d, c.onDeadline)
