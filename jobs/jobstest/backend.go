@@ -310,7 +310,8 @@ func (b *Backend) Retry(_ context.Context, id int64) (jobs.Info, error) {
 
 // Cancel cancels a job that has not finished: at once when it waits; when
 // it runs, its context is cancelled and it ends cancelled when its worker
-// returns. A finished job is an error.
+// returns. A finished job (completed, discarded, cancelled) is left as it
+// is, with an error wrapping jobs.ErrFinished.
 func (b *Backend) Cancel(_ context.Context, id int64) (jobs.Info, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -320,7 +321,7 @@ func (b *Backend) Cancel(_ context.Context, id int64) (jobs.Info, error) {
 	}
 	switch j.info.State {
 	case jobs.StateCompleted, jobs.StateDiscarded, jobs.StateCancelled:
-		return jobs.Info{}, fmt.Errorf("jobstest: job %d has finished (%s)", id, j.info.State)
+		return jobs.Info{}, fmt.Errorf("%w: job %d is %s", jobs.ErrFinished, id, j.info.State)
 	case jobs.StateRunning:
 		j.cancelReq = true
 		j.cancel(errors.New("jobstest: job cancelled"))

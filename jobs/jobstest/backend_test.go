@@ -3,6 +3,7 @@ package jobstest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -142,11 +143,23 @@ func TestStates(t *testing.T) {
 	if info, err := b.Retry(ctx, exhausted); err != nil || info.State != jobs.StateAvailable || info.MaxAttempts != 3 {
 		t.Errorf("retry: %+v %v", info, err)
 	}
-	if _, err := b.Cancel(ctx, ok); err == nil {
-		t.Error("cancelled a completed job")
+	if _, err := b.Cancel(ctx, ok); !errors.Is(err, jobs.ErrFinished) || !strings.Contains(err.Error(), fmt.Sprintf("job %d is completed", ok)) {
+		t.Errorf("cancel of a completed job: %v, want an error wrapping jobs.ErrFinished naming it", err)
 	}
 	if info, err := b.Cancel(ctx, exhausted); err != nil || info.State != jobs.StateCancelled {
 		t.Errorf("cancel: %+v %v", info, err)
+	}
+	for _, id := range []int64{discarded, exhausted} { // discarded; cancelled by the call above
+		before := state(t, c, id)
+		if _, err := b.Cancel(ctx, id); !errors.Is(err, jobs.ErrFinished) {
+			t.Errorf("cancel of finished job %d (%s): %v, want jobs.ErrFinished", id, before.State, err)
+		}
+		if after := state(t, c, id); after.State != before.State || !after.FinalizedAt.Equal(before.FinalizedAt) {
+			t.Errorf("job %d changed by a refused cancel: %+v, was %+v", id, after, before)
+		}
+	}
+	if _, err := b.Cancel(ctx, 99); !errors.Is(err, jobs.ErrNotFound) {
+		t.Errorf("cancel of no job: %v", err)
 	}
 	if _, err := b.Retry(ctx, 99); !errors.Is(err, jobs.ErrNotFound) {
 		t.Errorf("retry of no job: %v", err)

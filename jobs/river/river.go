@@ -385,12 +385,61 @@ func (b *Backend) Retry(ctx context.Context, id int64) (jobs.Info, error) {
 // Cancel cancels the job (River's JobCancel): a waiting job is cancelled at
 // once; a running one has its context cancelled by the process running it
 // and ends cancelled when its worker returns.
+//
+// River's JobCancel returns a job that has already finished unchanged, with
+// no error; Cancel refuses it with an error wrapping jobs.ErrFinished. The
+// rule, safe against a job finishing while Cancel runs: JobCancel locks the
+// row and either changes it (to cancelled, or, for a running job, marks
+// the cancellation and leaves it running) or returns it as it was, so the
+// row it returns tells what happened:
+//
+//   - completed or discarded: JobCancel never makes these, so the job had
+//     finished before it took the row: refused.
+//   - cancelled, when the row read just before JobCancel was cancelled too,
+//     with the same FinalizedAt: the job had been cancelled already and
+//     nothing changed: refused.
+//   - cancelled otherwise: JobCancel cancelled it, or the job ended
+//     cancelled between the read and JobCancel (its worker returned
+//     jobs.Cancel, or another Cancel came first): what was asked holds.
+//   - running: the cancellation is on its way to the worker.
+//
+// A job cancelled earlier, retried and cancelled again between the read
+// and JobCancel has a new FinalizedAt, so it counts as cancelled by this
+// call.
 func (b *Backend) Cancel(ctx context.Context, id int64) (jobs.Info, error) {
+	before, err := b.admin.JobGet(ctx, id)
+	if err != nil {
+		return jobs.Info{}, notFound(id, err)
+	}
 	row, err := b.admin.JobCancel(ctx, id)
 	if err != nil {
 		return jobs.Info{}, notFound(id, err)
 	}
+	if finishedBefore(before, row) {
+		return jobs.Info{}, fmt.Errorf("%w: job %d is %s", jobs.ErrFinished, id, row.State)
+	}
 	return info(row), nil
+}
+
+// finishedBefore reports whether after, the row JobCancel returned, is a job
+// that had finished before the call (Cancel's rule); before is the row read
+// just before it.
+func finishedBefore(before, after *rivertype.JobRow) bool {
+	switch after.State {
+	case rivertype.JobStateCompleted, rivertype.JobStateDiscarded:
+		return true
+	case rivertype.JobStateCancelled:
+		return before.State == rivertype.JobStateCancelled && sameTime(before.FinalizedAt, after.FinalizedAt)
+	}
+	return false
+}
+
+// sameTime reports whether a and b are both unset or the same instant.
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
 }
 
 // Ping checks that the database answers.
