@@ -259,6 +259,80 @@ func TestTransaction(t *testing.T) {
 	}
 }
 
+// A unique job inserted in a transaction whose twin is stored before the
+// commit (outside a transaction, or by a transaction that commits first)
+// fails the Commit with ErrUniqueConflict, and the transaction stores
+// nothing: the job its Enqueue reported is never silently missing.
+func TestTransactionUniqueConflict(t *testing.T) {
+	c, b, _, _ := setup(t)
+	ctx := context.Background()
+
+	tctx, tx := b.Begin(ctx)
+	held, err := c.Enqueue(tctx, task{N: 1}, jobs.Unique("u"))
+	if err != nil || held.Duplicate || !held.InTx {
+		t.Fatalf("%+v %v", held, err)
+	}
+	plain, err := c.Enqueue(tctx, task{N: 2}) // not unique: rolled back with it
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin, err := c.Enqueue(ctx, task{N: 3}, jobs.Unique("u"))
+	if err != nil || twin.Duplicate || twin.InTx {
+		t.Fatalf("twin outside the transaction: %+v %v", twin, err)
+	}
+	err = tx.Commit()
+	if !errors.Is(err, jobstest.ErrUniqueConflict) || !strings.Contains(err.Error(), fmt.Sprintf("job %d", held.ID)) || !strings.Contains(err.Error(), fmt.Sprintf("job %d,", twin.ID)) {
+		t.Fatalf("Commit: %v, want ErrUniqueConflict naming jobs %d and %d", err, held.ID, twin.ID)
+	}
+	for _, id := range []int64{held.ID, plain.ID} {
+		if _, err := c.Job(ctx, id); !errors.Is(err, jobs.ErrNotFound) {
+			t.Errorf("job %d of the failed commit: %v, want ErrNotFound", id, err)
+		}
+	}
+	if got := jobstest.AssertEnqueued(t, b, func(a task) bool { return a.N == 3 }); got.N != 3 {
+		t.Errorf("the twin: %+v", got)
+	}
+	jobstest.AssertCount[task](t, b, 1)
+	if _, err := c.Enqueue(tctx, task{}); err == nil {
+		t.Error("enqueued in the failed transaction")
+	}
+	if err := tx.Commit(); err == nil || errors.Is(err, jobstest.ErrUniqueConflict) {
+		t.Errorf("second Commit: %v, want the transaction ended", err)
+	}
+
+	// Two transactions: the first to commit wins.
+	ctx1, tx1 := b.Begin(ctx)
+	ctx2, tx2 := b.Begin(ctx)
+	r1, _ := c.Enqueue(ctx1, task{N: 4}, jobs.Unique("v"))
+	r2, _ := c.Enqueue(ctx2, task{N: 5}, jobs.Unique("v"))
+	if r1.Duplicate || r2.Duplicate || r1.ID == r2.ID {
+		t.Fatalf("%+v %+v", r1, r2)
+	}
+	if err := tx2.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx1.Commit(); !errors.Is(err, jobstest.ErrUniqueConflict) {
+		t.Fatalf("the later Commit: %v, want ErrUniqueConflict", err)
+	}
+	if _, err := c.Job(ctx, r2.ID); err != nil {
+		t.Errorf("the first commit's job: %v", err)
+	}
+	if _, err := c.Job(ctx, r1.ID); !errors.Is(err, jobs.ErrNotFound) {
+		t.Errorf("the failed commit's job: %v", err)
+	}
+
+	// No twin: the commit stores the unique job; after it, a twin is a
+	// duplicate of it.
+	ctx3, tx3 := b.Begin(ctx)
+	r3, _ := c.Enqueue(ctx3, task{N: 6}, jobs.Unique("w"))
+	if err := tx3.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := c.Enqueue(ctx, task{N: 7}, jobs.Unique("w")); !d.Duplicate || d.ID != r3.ID {
+		t.Errorf("after the commit: %+v, want a duplicate of %d", d, r3.ID)
+	}
+}
+
 // The assertions fail with a message naming what was enqueued.
 func TestAssertionsFail(t *testing.T) {
 	c, b, _, _ := setup(t)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -661,5 +662,58 @@ func TestJobTimeoutOneParser(t *testing.T) {
 				t.Fatalf("jobs/river's JobTimeout %v, jobs' %v", got, jc.JobTimeout)
 			}
 		})
+	}
+}
+
+// TestUniqueTwinWaits (PostgreSQL): a unique job's twin enqueued outside
+// the transaction that holds the first waits for it (River's ON CONFLICT
+// on the unique index) and, once it commits, is a duplicate of its job:
+// what jobstest's Commit documents, where it fails with ErrUniqueConflict
+// instead, as it cannot wait.
+func TestUniqueTwinWaits(t *testing.T) {
+	base := os.Getenv(postgresEnv)
+	if base == "" {
+		t.Skipf("PostgreSQL not tested: set %s", postgresEnv)
+	}
+	f := newFixture(t, tempPostgres(t, base), Config{})
+	ctx := context.Background()
+	var held jobs.Result
+	twin := make(chan jobs.Result, 1)
+	err := f.db.InTx(ctx, func(tctx context.Context) error {
+		var err error
+		if held, err = f.client.Enqueue(tctx, echoArgs{Msg: "held"}, jobs.Unique("twin")); err != nil {
+			return err
+		}
+		go func() {
+			r, err := f.client.Enqueue(ctx, echoArgs{Msg: "twin"}, jobs.Unique("twin"))
+			if err != nil {
+				t.Error(err)
+			}
+			twin <- r
+		}()
+		// Commit once the twin's insert waits on the held row's lock.
+		for {
+			var waiting int
+			if err := f.db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").Scan(&waiting); err != nil {
+				return err
+			}
+			if waiting > 0 {
+				return nil
+			}
+			select {
+			case r := <-twin:
+				t.Fatalf("the twin's insert returned before the commit: %+v", r)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := <-twin; !r.Duplicate || r.ID != held.ID {
+		t.Fatalf("twin %+v, want a duplicate of job %d", r, held.ID)
+	}
+	if n := f.countKind(t, "test.echo"); n != 1 {
+		t.Fatalf("%d jobs, want 1", n)
 	}
 }
