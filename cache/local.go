@@ -8,10 +8,11 @@ import (
 )
 
 // Generations are counters kept in the process, for Stores that live there
-// (Memory, the otter module's): the Incr, Counters and Generation methods of
-// Store and ValueStore. The zero value is ready. Counters are never evicted:
-// their number is the number of distinct tags, which the application
-// chooses.
+// (the otter module's): the Incr, Counters and Generation methods of Store
+// and ValueStore. The zero value is ready. Counters are never evicted:
+// their number is the number of distinct tags ever incremented, so an
+// application that takes tags from requests grows it without bound (Memory
+// keeps its generations in its LRU instead, within its bounds).
 type Generations struct {
 	mu   sync.Mutex
 	gens map[string]*atomic.Int64

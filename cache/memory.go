@@ -60,6 +60,19 @@ const entryOverhead = 64
 // GetValue that hits costs no allocation. It is a ValueStore and a Locker
 // (locks held in this process only). Close stops its clock; a Memory that
 // is dropped without Close stops it when it is garbage collected.
+//
+// Tag generations (Incr, Counters) are entries of the LRU too, under a key
+// no entry can have, counted against MaxEntries and MaxBytes and evicted
+// like the others, so that a flood of distinct tags cannot grow the store
+// past its bounds. An evicted generation never goes back: the store keeps
+// a floor, the highest generation evicted so far; a tag without a counter
+// reads as the floor, and Incr creates its counter at the floor plus one.
+// So the entries written with an evicted generation are misses from then
+// on, however the tag is read or incremented next (at the cost of making
+// the entries stamped with any tag that has no counter misses too, when
+// the floor rises). The generations an Of[T] reads without a lookup
+// (Generation: the tags of WithTags) are pinned instead: kept apart from
+// the bounds for the store's life, like the Of's tags themselves.
 type Memory struct {
 	shards []shard
 	mask   uint64
@@ -69,20 +82,23 @@ type Memory struct {
 	maxEntries int   // per shard; 0 no bound
 	maxBytes   int64 // per shard; 0 no bound
 
-	Generations // tags' generations, apart from the entries and their bounds
-	Locks       // TryLock, in this process
+	floor atomic.Int64 // the highest generation evicted: what a tag without a counter reads
+
+	Locks // TryLock, in this process
 
 	closed atomic.Bool
 }
 
 type shard struct {
-	mu    sync.Mutex
-	m     map[uint64]*entry // by the key's hash; entries of equal hashes chained
-	n     int               // entries
-	ring  entry             // sentinel: ring.next is the most recently used
-	bytes int64
-	moves uint64   // entries put at the front so far (stamp's clock)
-	_     [64]byte // keep shards' locks on separate cache lines
+	mu     sync.Mutex
+	m      map[uint64]*entry // by the key's hash; entries of equal hashes chained
+	n      int               // entries
+	ring   entry             // sentinel: ring.next is the most recently used
+	bytes  int64
+	moves  uint64                   // entries put at the front so far (stamp's clock)
+	floor  *atomic.Int64            // the Memory's floor, raised when a counter is evicted
+	pinned map[string]*atomic.Int64 // Generation's counters, by tag, out of the LRU
+	_      [64]byte                 // keep shards' locks on separate cache lines
 }
 
 // entry is one key's value. What a hit reads comes first, in the first 64
@@ -99,7 +115,19 @@ type entry struct {
 	size       int64
 	hash       uint64 // maphash of key, with the Memory's seed
 	isValue    bool
+	isCounter  bool // a tag's generation: v is a *counter, key counterKey(tag)
 }
+
+// counter is the value of a generation's entry, changed under its shard's
+// lock.
+type counter struct{ n int64 }
+
+// counterKey is the entry key of tag's generation: no key CheckKey accepts
+// holds a NUL byte, so a generation and an entry never share a key.
+func counterKey(tag string) string { return "\x00" + tag }
+
+// counterSize is what a generation's entry counts against MaxBytes.
+func counterSize(key string) int64 { return int64(len(key)) + 8 + entryOverhead }
 
 // valueNode is an entry and the Of[T] value it holds, in one allocation: a
 // hit reads the value from the memory right after the entry's, not from
@@ -156,6 +184,7 @@ func NewMemory(o MemoryOptions) *Memory {
 		s := &m.shards[i]
 		s.m = map[uint64]*entry{}
 		s.ring.next, s.ring.prev = &s.ring, &s.ring
+		s.floor = &m.floor
 	}
 	res := o.Resolution
 	if res <= 0 {
@@ -275,6 +304,15 @@ func (s *shard) remove(e *entry) {
 	e.chain = nil
 	s.n--
 	s.bytes -= e.size
+	if e.isCounter {
+		raise(s.floor, e.v.(*counter).n)
+	}
+}
+
+// raise sets *f to v if v is higher.
+func raise(f *atomic.Int64, v int64) {
+	for old := f.Load(); v > old && !f.CompareAndSwap(old, v); old = f.Load() {
+	}
 }
 
 // put stores e, replacing the entry under its key, and evicts from the back
@@ -289,20 +327,104 @@ func (m *Memory) put(e *entry) error {
 	if old := s.find(e.key, h); old != nil {
 		s.remove(old)
 	}
+	m.insertLocked(s, e)
+	s.mu.Unlock()
+	return nil
+}
+
+// insertLocked adds e (e.hash set, its key not in s) at the front of s,
+// locked, and evicts from the back while s is over a bound. An entry
+// larger than the shard is not kept, like an immediate eviction.
+func (m *Memory) insertLocked(s *shard, e *entry) {
 	if m.maxBytes > 0 && e.size > m.maxBytes {
-		s.mu.Unlock()
-		return nil // larger than the shard: not kept, like an immediate eviction
+		if e.isCounter {
+			raise(s.floor, e.v.(*counter).n)
+		}
+		return
 	}
-	e.chain = s.m[h]
-	s.m[h] = e
+	e.chain = s.m[e.hash]
+	s.m[e.hash] = e
 	s.n++
 	s.pushFront(e)
 	s.bytes += e.size
 	for (m.maxEntries > 0 && s.n > m.maxEntries) || (m.maxBytes > 0 && s.bytes > m.maxBytes) {
 		s.remove(s.ring.prev)
 	}
-	s.mu.Unlock()
+}
+
+// Incr implements Store: a pinned generation (Generation) or one in the
+// LRU goes up by one; a tag without one gets one at the floor plus one
+// (1 in a store that never evicted a generation), which may evict the
+// least recently used entry of its shard.
+func (m *Memory) Incr(_ context.Context, name string) (int64, error) {
+	if err := CheckKey(name); err != nil {
+		return 0, err
+	}
+	key := counterKey(name)
+	s, h := m.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g := s.pinned[name]; g != nil {
+		return g.Add(1), nil
+	}
+	if e := s.lookup(key, h, 0); e != nil {
+		c := e.v.(*counter)
+		c.n++
+		return c.n, nil
+	}
+	c := &counter{n: s.floor.Load() + 1}
+	m.insertLocked(s, &entry{key: key, v: c, isValue: true, isCounter: true, size: counterSize(key), hash: h})
+	return c.n, nil
+}
+
+// Counters implements Store: a tag without a generation reads as the floor
+// (0 in a store that never evicted one).
+func (m *Memory) Counters(_ context.Context, names []string, dst []int64) error {
+	for i, name := range names {
+		if err := CheckKey(name); err != nil {
+			return err
+		}
+		key := counterKey(name)
+		s, h := m.shard(key)
+		s.mu.Lock()
+		if g := s.pinned[name]; g != nil {
+			dst[i] = g.Load()
+		} else if e := s.lookup(key, h, 0); e != nil {
+			dst[i] = e.v.(*counter).n
+		} else {
+			dst[i] = s.floor.Load()
+		}
+		s.mu.Unlock()
+	}
 	return nil
+}
+
+// Generation implements ValueStore: it pins name's generation, taking it
+// out of the LRU (with its value; the floor when it had none), so that the
+// pointer stays valid for the store's life. The pinned generations are not
+// counted against the bounds: they are the tags of the Of[T]s made on the
+// store (WithTags), which the application fixes when it makes them.
+func (m *Memory) Generation(name string) *atomic.Int64 {
+	key := counterKey(name)
+	s, h := m.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g := s.pinned[name]; g != nil {
+		return g
+	}
+	g := new(atomic.Int64)
+	if e := s.find(key, h); e != nil {
+		g.Store(e.v.(*counter).n)
+		e.isCounter = false // moved, not evicted: the floor stays
+		s.remove(e)
+	} else {
+		g.Store(s.floor.Load())
+	}
+	if s.pinned == nil {
+		s.pinned = map[string]*atomic.Int64{}
+	}
+	s.pinned[name] = g
+	return g
 }
 
 // Get returns the stored slice itself (no copy): the caller must not modify

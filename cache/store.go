@@ -78,12 +78,16 @@ type Store interface {
 
 	// Incr adds one to the counter name, which starts at 0, and returns
 	// its new value. Counters live apart from entries (a counter and an
-	// entry may share a name), never expire and are not evicted by the
-	// entries' bounds: a tag's generation must not go back.
+	// entry may share a name) and never expire. A tag's generation must
+	// never go back to a value it had: a store that evicts counters to
+	// stay within its bounds (Memory) brings an evicted one back above
+	// every value it had, so that the entries written with it stay
+	// misses; Incr then returns more than the count of its calls.
 	Incr(ctx context.Context, name string) (int64, error)
 
 	// Counters reads the counters names into dst (len(dst) == len(names));
-	// a counter never incremented is 0.
+	// a counter never incremented is 0 (on Memory, its floor: 0 until a
+	// counter is evicted).
 	Counters(ctx context.Context, names []string, dst []int64) error
 
 	// Close releases the store's resources (connections, the clock of

@@ -108,7 +108,16 @@ type Backend interface {
 	List(ctx context.Context, p ListParams) ([]Info, error)
 	// Retry makes a finished or waiting job available now.
 	Retry(ctx context.Context, id int64) (Info, error)
-	// Cancel cancels a job that has not finished.
+	// Cancel cancels a job that has not finished: a waiting one at once;
+	// a running one has its context cancelled and ends cancelled when its
+	// worker returns (the Info then says running). A job that had already
+	// finished (completed, discarded, or cancelled before the call) is
+	// left as it is and refused with an error wrapping ErrFinished, which
+	// names the job and its state; an unknown ID is an error wrapping
+	// ErrNotFound. A job that ends cancelled while the call runs (its
+	// worker returned Cancel, another Cancel came first) is a success:
+	// what the caller asked for holds. `plinth jobs cancel` exits 1 with
+	// the reason on either error.
 	Cancel(ctx context.Context, id int64) (Info, error)
 	// Ping reports whether the backend's store answers.
 	Ping(ctx context.Context) error

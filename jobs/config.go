@@ -74,17 +74,7 @@ func envNames() []string {
 
 // read overlays the variables on c.
 func (c *Config) read(e *envconf.Reader) {
-	if v, ok := e.Lookup("PLINTH_JOB_TIMEOUT"); ok {
-		d, err := time.ParseDuration(v)
-		switch {
-		case v == "off" || v == "none" || v == "-1" || (err == nil && d <= 0):
-			e.Failf("PLINTH_JOB_TIMEOUT=%q: a job timeout cannot be switched off: with none, a job whose process was killed is never rescued; give a finite duration such as 5m (default %s)", v, DefaultJobTimeout)
-		case err != nil:
-			e.Failf("PLINTH_JOB_TIMEOUT=%q: not a duration (use Go syntax such as 30s or 5m)", v)
-		default:
-			c.JobTimeout = d
-		}
-	}
+	readJobTimeout(e, &c.JobTimeout)
 	if v, ok := e.Lookup("PLINTH_ROLE"); ok {
 		switch r := Role(strings.ToLower(v)); r {
 		case RoleAll, RoleWeb, RoleWorker:
@@ -93,6 +83,53 @@ func (c *Config) read(e *envconf.Reader) {
 			e.Failf("PLINTH_ROLE=%q: want web, worker or all", v)
 		}
 	}
+}
+
+// readJobTimeout overlays PLINTH_JOB_TIMEOUT on *d: the one parser of the
+// variable, for Config and ResolveJobTimeout.
+func readJobTimeout(e *envconf.Reader, d *time.Duration) {
+	v, ok := e.Lookup("PLINTH_JOB_TIMEOUT")
+	if !ok {
+		return
+	}
+	t, err := time.ParseDuration(v)
+	switch {
+	case v == "off" || v == "none" || v == "-1" || (err == nil && t <= 0):
+		e.Failf("PLINTH_JOB_TIMEOUT=%q: a job timeout cannot be switched off: with none, a job whose process was killed is never rescued; give a finite duration such as 5m (default %s)", v, DefaultJobTimeout)
+	case err != nil:
+		e.Failf("PLINTH_JOB_TIMEOUT=%q: not a duration (use Go syntax such as 30s or 5m)", v)
+	default:
+		*d = t
+	}
+}
+
+// checkJobTimeout returns d with the default applied, failing e when d is
+// negative or above MaxJobTimeout.
+func checkJobTimeout(e *envconf.Reader, d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultJobTimeout
+	case d < 0:
+		e.Failf("Config.JobTimeout %s: a job timeout cannot be switched off: with none, a job whose process was killed is never rescued (0 means the default, %s)", d, DefaultJobTimeout)
+	case d > MaxJobTimeout:
+		e.Failf("Config.JobTimeout %s: at most %s; split longer work into jobs that record their progress", d, MaxJobTimeout)
+	}
+	return d
+}
+
+// ResolveJobTimeout resolves a job timeout exactly as ResolveConfig
+// resolves Config.JobTimeout, for a backend module that takes the timeout
+// on its own (jobs/river): PLINTH_JOB_TIMEOUT, read with lookup (nil means
+// os.LookupEnv), overrides d; 0 means DefaultJobTimeout. The variable set
+// to "0", "off" or a negative duration, or not a duration, and d negative
+// or above MaxJobTimeout, are errors with ResolveConfig's text, naming the
+// variable or the field, under "jobs: bad configuration:". It reads no
+// other variable.
+func ResolveJobTimeout(d time.Duration, lookup func(string) (string, bool)) (time.Duration, error) {
+	e := envconf.New(lookup)
+	readJobTimeout(e, &d)
+	d = checkJobTimeout(e, d)
+	return d, e.Err("jobs")
 }
 
 // ResolveConfig applies the environment (PLINTH_JOB_TIMEOUT, PLINTH_ROLE)
@@ -105,14 +142,7 @@ func ResolveConfig(c Config) (Config, error) { return c.resolve(os.LookupEnv) }
 func (c Config) resolve(lookup func(string) (string, bool)) (Config, error) {
 	e := envconf.New(lookup)
 	c.read(e)
-	switch {
-	case c.JobTimeout == 0:
-		c.JobTimeout = DefaultJobTimeout
-	case c.JobTimeout < 0:
-		e.Failf("Config.JobTimeout %s: a job timeout cannot be switched off: with none, a job whose process was killed is never rescued (0 means the default, %s)", c.JobTimeout, DefaultJobTimeout)
-	case c.JobTimeout > MaxJobTimeout:
-		e.Failf("Config.JobTimeout %s: at most %s; split longer work into jobs that record their progress", c.JobTimeout, MaxJobTimeout)
-	}
+	c.JobTimeout = checkJobTimeout(e, c.JobTimeout)
 	switch c.Role {
 	case "":
 		c.Role = RoleAll

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -72,5 +73,27 @@ func TestStopMargin(t *testing.T) {
 		if got := StopMargin(grace); got != want {
 			t.Errorf("StopMargin(%s) = %s, want %s", grace, got, want)
 		}
+	}
+}
+
+// ResolveJobTimeout is ResolveConfig's job timeout: the same value, and the
+// same error text, for every field and PLINTH_JOB_TIMEOUT; it reads no other
+// variable.
+func TestResolveJobTimeout(t *testing.T) {
+	for _, field := range []time.Duration{0, 5 * time.Second, -1, MaxJobTimeout, MaxJobTimeout + 1} {
+		for _, v := range []string{"", "90s", "0", "off", "none", "-1", "-5s", "soon", "25h"} {
+			m := map[string]string{}
+			if v != "" {
+				m["PLINTH_JOB_TIMEOUT"] = v
+			}
+			c, cerr := Config{JobTimeout: field}.resolve(env(m))
+			d, derr := ResolveJobTimeout(field, env(m))
+			if fmt.Sprint(cerr) != fmt.Sprint(derr) || (cerr == nil && d != c.JobTimeout) {
+				t.Errorf("field %v, PLINTH_JOB_TIMEOUT=%q: Config: %v %v; ResolveJobTimeout: %v %v", field, v, c.JobTimeout, cerr, d, derr)
+			}
+		}
+	}
+	if d, err := ResolveJobTimeout(0, env(map[string]string{"PLINTH_ROLE": "admin"})); err != nil || d != DefaultJobTimeout {
+		t.Errorf("a bad PLINTH_ROLE: %v %v, want the default and no error", d, err)
 	}
 }

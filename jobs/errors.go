@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Errors Enqueue returns, wrapped with the details.
+// Errors Enqueue and the Backend's methods return, wrapped with the details.
 var (
 	// ErrUnknownKind: no worker was registered for the kind (Handle).
 	ErrUnknownKind = errors.New("jobs: unknown job kind")
@@ -15,6 +15,10 @@ var (
 	ErrTooLarge = errors.New("jobs: arguments too large")
 	// ErrNotFound: no job has the ID.
 	ErrNotFound = errors.New("jobs: no such job")
+	// ErrFinished: Backend.Cancel refused a job that had already finished
+	// (completed, discarded or cancelled); the wrapping error names the
+	// job and its state, and the job is left as it was.
+	ErrFinished = errors.New("jobs: job has finished")
 )
 
 // Outcome is what a worker's control error asks of the queue.

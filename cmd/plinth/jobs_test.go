@@ -100,7 +100,7 @@ func TestJobsCommand(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"cancel", "1"}, exitFailure, "has finished (completed)"},
+		{[]string{"cancel", "1"}, exitFailure, "jobs: job has finished: job 1 is completed"},
 		{[]string{"show", "99"}, exitFailure, "no such job"},
 		{[]string{"retry"}, exitUsage, "takes one argument"},
 		{[]string{"retry", "x"}, exitUsage, `"x": not a job ID`},

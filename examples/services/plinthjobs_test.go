@@ -62,16 +62,15 @@ func TestCheckPlinthJobs(t *testing.T) {
 	if n := len(w.mail.to("gone@example.com")); n != 1 {
 		t.Errorf("after the retry %d mails delivered, want 1 (%+v)", n, s)
 	}
-	// Cancelling a finished job changes nothing. (docs/cli.md says it exits
-	// 1 with the reason; River's JobCancel returns the finished job as it
-	// is, and jobs/river passes that on with exit 0: reported, not
-	// asserted here.)
+	// Cancelling a finished job is refused with the reason, exit 1, and
+	// changes nothing.
 	out, code = plinth("cancel", id)
-	if !strings.Contains(out, "completed") || strings.Contains(out, "cancelled") {
-		t.Errorf("plinth jobs cancel of a completed job: exit %d\n%s\nwant the job left completed", code, out)
+	if code != 1 || !strings.Contains(out, "jobs: job has finished: job "+id+" is completed") {
+		t.Errorf("plinth jobs cancel of a completed job: exit %d\n%s\nwant exit 1 and the reason", code, out)
 	}
-	if code != 1 {
-		t.Logf("plinth jobs cancel of a completed job exits %d (docs/cli.md: 1 with the reason)", code)
+	out, code = plinth("show", id)
+	if code != 0 || !strings.Contains(out, "completed") || strings.Contains(out, "cancelled") {
+		t.Errorf("plinth jobs show %s after the refused cancel: exit %d\n%s\nwant the job left completed", id, code, out)
 	}
 	out, code = plinth("show", "999999")
 	if code != 1 || !strings.Contains(out, "999999") {

@@ -193,23 +193,45 @@ func (b *Backend) Begin(ctx context.Context) (context.Context, *Tx) {
 	return context.WithValue(ctx, txKey{}, tx), tx
 }
 
-// Commit stores the transaction's jobs.
+// ErrUniqueConflict is the error (wrapped, naming both jobs) Commit returns
+// when a unique job the transaction inserted has a twin (same kind and
+// key) that was stored after the insert: outside a transaction, or by
+// another transaction that committed first.
+var ErrUniqueConflict = errors.New("jobstest: a unique job's twin was committed first")
+
+// Commit stores the transaction's jobs. It checks uniqueness again: if a
+// unique job it holds has a twin stored since the insert, Commit stores
+// none of them, ends the transaction (rolled back) and returns an error
+// wrapping ErrUniqueConflict, as a database fails a commit that would
+// break a unique constraint (PostgreSQL with a deferred constraint, or a
+// serialization failure). River on a real database does not let it come
+// to that: the twin's insert waits for this transaction's row lock and,
+// once it commits, returns this job as a duplicate. Either way the job the
+// transaction's Enqueue reported (Result.ID, not a duplicate) is never
+// silently missing after a successful Commit.
 func (tx *Tx) Commit() error {
-	tx.b.mu.Lock()
+	b := tx.b
+	b.mu.Lock()
 	if tx.done {
-		tx.b.mu.Unlock()
+		b.mu.Unlock()
 		return errors.New("jobstest: the transaction has ended")
 	}
 	tx.done = true
-	var kept []*job
 	for _, j := range tx.held {
-		if tx.b.findUnique(j.info.Kind, j.unique, kept, nil) == nil || j.unique == "" {
-			kept = append(kept, j)
+		if j.unique == "" {
+			continue
+		}
+		if twin := b.findUnique(j.info.Kind, j.unique, nil, nil); twin != nil {
+			tx.held = nil
+			b.mu.Unlock()
+			return fmt.Errorf("%w: job %d (kind %q, unique key %q) and job %d, stored after it was inserted; the transaction is rolled back",
+				ErrUniqueConflict, j.info.ID, j.info.Kind, j.unique, twin.info.ID)
 		}
 	}
-	tx.b.storeLocked(kept)
-	tx.b.mu.Unlock()
-	tx.b.notify()
+	b.storeLocked(tx.held)
+	tx.held = nil
+	b.mu.Unlock()
+	b.notify()
 	return nil
 }
 
@@ -310,7 +332,8 @@ func (b *Backend) Retry(_ context.Context, id int64) (jobs.Info, error) {
 
 // Cancel cancels a job that has not finished: at once when it waits; when
 // it runs, its context is cancelled and it ends cancelled when its worker
-// returns. A finished job is an error.
+// returns. A finished job (completed, discarded, cancelled) is left as it
+// is, with an error wrapping jobs.ErrFinished.
 func (b *Backend) Cancel(_ context.Context, id int64) (jobs.Info, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -320,7 +343,7 @@ func (b *Backend) Cancel(_ context.Context, id int64) (jobs.Info, error) {
 	}
 	switch j.info.State {
 	case jobs.StateCompleted, jobs.StateDiscarded, jobs.StateCancelled:
-		return jobs.Info{}, fmt.Errorf("jobstest: job %d has finished (%s)", id, j.info.State)
+		return jobs.Info{}, fmt.Errorf("%w: job %d is %s", jobs.ErrFinished, id, j.info.State)
 	case jobs.StateRunning:
 		j.cancelReq = true
 		j.cancel(errors.New("jobstest: job cancelled"))

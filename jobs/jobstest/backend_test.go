@@ -3,6 +3,7 @@ package jobstest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -142,11 +143,23 @@ func TestStates(t *testing.T) {
 	if info, err := b.Retry(ctx, exhausted); err != nil || info.State != jobs.StateAvailable || info.MaxAttempts != 3 {
 		t.Errorf("retry: %+v %v", info, err)
 	}
-	if _, err := b.Cancel(ctx, ok); err == nil {
-		t.Error("cancelled a completed job")
+	if _, err := b.Cancel(ctx, ok); !errors.Is(err, jobs.ErrFinished) || !strings.Contains(err.Error(), fmt.Sprintf("job %d is completed", ok)) {
+		t.Errorf("cancel of a completed job: %v, want an error wrapping jobs.ErrFinished naming it", err)
 	}
 	if info, err := b.Cancel(ctx, exhausted); err != nil || info.State != jobs.StateCancelled {
 		t.Errorf("cancel: %+v %v", info, err)
+	}
+	for _, id := range []int64{discarded, exhausted} { // discarded; cancelled by the call above
+		before := state(t, c, id)
+		if _, err := b.Cancel(ctx, id); !errors.Is(err, jobs.ErrFinished) {
+			t.Errorf("cancel of finished job %d (%s): %v, want jobs.ErrFinished", id, before.State, err)
+		}
+		if after := state(t, c, id); after.State != before.State || !after.FinalizedAt.Equal(before.FinalizedAt) {
+			t.Errorf("job %d changed by a refused cancel: %+v, was %+v", id, after, before)
+		}
+	}
+	if _, err := b.Cancel(ctx, 99); !errors.Is(err, jobs.ErrNotFound) {
+		t.Errorf("cancel of no job: %v", err)
 	}
 	if _, err := b.Retry(ctx, 99); !errors.Is(err, jobs.ErrNotFound) {
 		t.Errorf("retry of no job: %v", err)
@@ -243,6 +256,80 @@ func TestTransaction(t *testing.T) {
 	}
 	if plain, _ := c.Enqueue(ctx, task{}); plain.InTx {
 		t.Error("InTx outside a transaction")
+	}
+}
+
+// A unique job inserted in a transaction whose twin is stored before the
+// commit (outside a transaction, or by a transaction that commits first)
+// fails the Commit with ErrUniqueConflict, and the transaction stores
+// nothing: the job its Enqueue reported is never silently missing.
+func TestTransactionUniqueConflict(t *testing.T) {
+	c, b, _, _ := setup(t)
+	ctx := context.Background()
+
+	tctx, tx := b.Begin(ctx)
+	held, err := c.Enqueue(tctx, task{N: 1}, jobs.Unique("u"))
+	if err != nil || held.Duplicate || !held.InTx {
+		t.Fatalf("%+v %v", held, err)
+	}
+	plain, err := c.Enqueue(tctx, task{N: 2}) // not unique: rolled back with it
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin, err := c.Enqueue(ctx, task{N: 3}, jobs.Unique("u"))
+	if err != nil || twin.Duplicate || twin.InTx {
+		t.Fatalf("twin outside the transaction: %+v %v", twin, err)
+	}
+	err = tx.Commit()
+	if !errors.Is(err, jobstest.ErrUniqueConflict) || !strings.Contains(err.Error(), fmt.Sprintf("job %d", held.ID)) || !strings.Contains(err.Error(), fmt.Sprintf("job %d,", twin.ID)) {
+		t.Fatalf("Commit: %v, want ErrUniqueConflict naming jobs %d and %d", err, held.ID, twin.ID)
+	}
+	for _, id := range []int64{held.ID, plain.ID} {
+		if _, err := c.Job(ctx, id); !errors.Is(err, jobs.ErrNotFound) {
+			t.Errorf("job %d of the failed commit: %v, want ErrNotFound", id, err)
+		}
+	}
+	if got := jobstest.AssertEnqueued(t, b, func(a task) bool { return a.N == 3 }); got.N != 3 {
+		t.Errorf("the twin: %+v", got)
+	}
+	jobstest.AssertCount[task](t, b, 1)
+	if _, err := c.Enqueue(tctx, task{}); err == nil {
+		t.Error("enqueued in the failed transaction")
+	}
+	if err := tx.Commit(); err == nil || errors.Is(err, jobstest.ErrUniqueConflict) {
+		t.Errorf("second Commit: %v, want the transaction ended", err)
+	}
+
+	// Two transactions: the first to commit wins.
+	ctx1, tx1 := b.Begin(ctx)
+	ctx2, tx2 := b.Begin(ctx)
+	r1, _ := c.Enqueue(ctx1, task{N: 4}, jobs.Unique("v"))
+	r2, _ := c.Enqueue(ctx2, task{N: 5}, jobs.Unique("v"))
+	if r1.Duplicate || r2.Duplicate || r1.ID == r2.ID {
+		t.Fatalf("%+v %+v", r1, r2)
+	}
+	if err := tx2.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx1.Commit(); !errors.Is(err, jobstest.ErrUniqueConflict) {
+		t.Fatalf("the later Commit: %v, want ErrUniqueConflict", err)
+	}
+	if _, err := c.Job(ctx, r2.ID); err != nil {
+		t.Errorf("the first commit's job: %v", err)
+	}
+	if _, err := c.Job(ctx, r1.ID); !errors.Is(err, jobs.ErrNotFound) {
+		t.Errorf("the failed commit's job: %v", err)
+	}
+
+	// No twin: the commit stores the unique job; after it, a twin is a
+	// duplicate of it.
+	ctx3, tx3 := b.Begin(ctx)
+	r3, _ := c.Enqueue(ctx3, task{N: 6}, jobs.Unique("w"))
+	if err := tx3.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := c.Enqueue(ctx, task{N: 7}, jobs.Unique("w")); !d.Duplicate || d.ID != r3.ID {
+		t.Errorf("after the commit: %+v, want a duplicate of %d", d, r3.ID)
 	}
 }
 

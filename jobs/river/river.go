@@ -44,7 +44,6 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/plinth-go/plinth/data"
-	"github.com/plinth-go/plinth/internal/envconf"
 	"github.com/plinth-go/plinth/jobs"
 )
 
@@ -81,9 +80,12 @@ type Config struct {
 	// after it, and the attempt fails unless the worker returns first.
 	// Give it the value of jobs.Config.JobTimeout (jobs.Attach applies the
 	// same bound in jobs.Client.Work). Default DefaultJobTimeout, at most
-	// jobs.MaxJobTimeout. PLINTH_JOB_TIMEOUT ("90s", "5m"; "0" refused),
-	// the variable jobs.Config reads, overrides it. It cannot be switched
-	// off: a negative value fails New, because a job without a timeout is
+	// jobs.MaxJobTimeout. PLINTH_JOB_TIMEOUT ("90s", "5m"), the variable
+	// jobs.Config reads, overrides it. New resolves it with
+	// jobs.ResolveJobTimeout, the parser and checks jobs.ResolveConfig
+	// uses, so a bad value fails both with the same error. It cannot be
+	// switched off: a negative value, or the variable set to "0", "off" or
+	// a negative duration, fails New, because a job without a timeout is
 	// never rescued when its process dies (River has no heartbeat).
 	JobTimeout time.Duration
 
@@ -113,26 +115,20 @@ type Config struct {
 }
 
 // EnvNames returns the environment variables New reads, for
-// App.DeclareEnv.
+// App.DeclareEnv: PLINTH_JOB_TIMEOUT, which jobs.Attach declares too.
 func EnvNames() []string { return []string{"PLINTH_JOB_TIMEOUT"} }
 
-// resolve applies the environment and the defaults, and checks.
+// resolve applies the environment and the defaults, and checks. The job
+// timeout is the jobs package's (jobs.ResolveJobTimeout): one parser of
+// PLINTH_JOB_TIMEOUT and one error text.
 func (c Config) resolve() (Config, error) {
-	e := envconf.New(c.Lookup)
-	e.Duration("PLINTH_JOB_TIMEOUT", &c.JobTimeout, envconf.ZeroRefused)
-	if err := e.Err("jobs/river"); err != nil {
+	var err error
+	if c.JobTimeout, err = jobs.ResolveJobTimeout(c.JobTimeout, c.Lookup); err != nil {
 		return c, err
-	}
-	if c.JobTimeout < 0 {
-		return c, fmt.Errorf("jobs/river: JobTimeout %v: a job needs a finite timeout (River's -1, no timeout, leaves a job whose process died running for ever)", c.JobTimeout)
-	}
-	if c.JobTimeout > jobs.MaxJobTimeout {
-		return c, fmt.Errorf("jobs/river: JobTimeout %v: at most %v (jobs.MaxJobTimeout); split longer work into jobs that record their progress", c.JobTimeout, jobs.MaxJobTimeout)
 	}
 	if c.RescueMargin < 0 {
 		return c, fmt.Errorf("jobs/river: RescueMargin %v: must not be negative", c.RescueMargin)
 	}
-	c.JobTimeout = cmp.Or(c.JobTimeout, DefaultJobTimeout)
 	c.RescueMargin = cmp.Or(c.RescueMargin, DefaultRescueMargin)
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -385,12 +381,61 @@ func (b *Backend) Retry(ctx context.Context, id int64) (jobs.Info, error) {
 // Cancel cancels the job (River's JobCancel): a waiting job is cancelled at
 // once; a running one has its context cancelled by the process running it
 // and ends cancelled when its worker returns.
+//
+// River's JobCancel returns a job that has already finished unchanged, with
+// no error; Cancel refuses it with an error wrapping jobs.ErrFinished. The
+// rule, safe against a job finishing while Cancel runs: JobCancel locks the
+// row and either changes it (to cancelled, or, for a running job, marks
+// the cancellation and leaves it running) or returns it as it was, so the
+// row it returns tells what happened:
+//
+//   - completed or discarded: JobCancel never makes these, so the job had
+//     finished before it took the row: refused.
+//   - cancelled, when the row read just before JobCancel was cancelled too,
+//     with the same FinalizedAt: the job had been cancelled already and
+//     nothing changed: refused.
+//   - cancelled otherwise: JobCancel cancelled it, or the job ended
+//     cancelled between the read and JobCancel (its worker returned
+//     jobs.Cancel, or another Cancel came first): what was asked holds.
+//   - running: the cancellation is on its way to the worker.
+//
+// A job cancelled earlier, retried and cancelled again between the read
+// and JobCancel has a new FinalizedAt, so it counts as cancelled by this
+// call.
 func (b *Backend) Cancel(ctx context.Context, id int64) (jobs.Info, error) {
+	before, err := b.admin.JobGet(ctx, id)
+	if err != nil {
+		return jobs.Info{}, notFound(id, err)
+	}
 	row, err := b.admin.JobCancel(ctx, id)
 	if err != nil {
 		return jobs.Info{}, notFound(id, err)
 	}
+	if finishedBefore(before, row) {
+		return jobs.Info{}, fmt.Errorf("%w: job %d is %s", jobs.ErrFinished, id, row.State)
+	}
 	return info(row), nil
+}
+
+// finishedBefore reports whether after, the row JobCancel returned, is a job
+// that had finished before the call (Cancel's rule); before is the row read
+// just before it.
+func finishedBefore(before, after *rivertype.JobRow) bool {
+	switch after.State {
+	case rivertype.JobStateCompleted, rivertype.JobStateDiscarded:
+		return true
+	case rivertype.JobStateCancelled:
+		return before.State == rivertype.JobStateCancelled && sameTime(before.FinalizedAt, after.FinalizedAt)
+	}
+	return false
+}
+
+// sameTime reports whether a and b are both unset or the same instant.
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
 }
 
 // Ping checks that the database answers.

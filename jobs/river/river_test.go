@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -537,9 +538,10 @@ func TestConfig(t *testing.T) {
 		{"default", Config{Lookup: noEnv}, "", DefaultJobTimeout},
 		{"field", Config{JobTimeout: 5 * time.Second, Lookup: noEnv}, "", 5 * time.Second},
 		{"env wins", Config{JobTimeout: 5 * time.Second, Lookup: env("90s")}, "", 90 * time.Second},
-		{"no timeout refused", Config{JobTimeout: -1, Lookup: noEnv}, "finite timeout", 0},
+		{"no timeout refused", Config{JobTimeout: -1, Lookup: noEnv}, "Config.JobTimeout -1ns: a job timeout cannot be switched off", 0},
 		{"env -1 refused", Config{Lookup: env("-1s")}, "PLINTH_JOB_TIMEOUT", 0},
-		{"env 0 refused", Config{Lookup: env("0")}, "PLINTH_JOB_TIMEOUT", 0},
+		{"env 0 refused", Config{Lookup: env("0")}, `PLINTH_JOB_TIMEOUT="0": a job timeout cannot be switched off`, 0},
+		{"env off refused", Config{Lookup: env("off")}, `PLINTH_JOB_TIMEOUT="off": a job timeout cannot be switched off`, 0},
 		{"env garbage", Config{Lookup: env("soon")}, "not a duration", 0},
 		{"over a day", Config{JobTimeout: 25 * time.Hour, Lookup: noEnv}, "at most", 0},
 		{"negative margin", Config{RescueMargin: -time.Second, Lookup: noEnv}, "RescueMargin", 0},
@@ -627,5 +629,91 @@ func TestCancelRunning(t *testing.T) {
 			}
 			t.Logf("running job cancelled in %v", time.Since(t0).Round(time.Millisecond))
 		})
+	}
+}
+
+// TestJobTimeoutOneParser: New and jobs.ResolveConfig (what jobs.Attach
+// resolves) read PLINTH_JOB_TIMEOUT with one parser: the same value, and
+// for a bad value or field the same error text.
+func TestJobTimeoutOneParser(t *testing.T) {
+	db := openDB(t, "sqlite:"+t.TempDir()+"/p.db")
+	for _, c := range []struct {
+		env   string
+		field time.Duration
+	}{
+		{"soon", 0}, {"0", 0}, {"off", 0}, {"-5s", 0}, {"25h", 0}, {"", -time.Second}, {"", 25 * time.Hour}, {"soon", -1},
+		{"90s", 0}, {"", 5 * time.Second}, {"", 0},
+	} {
+		t.Run(fmt.Sprintf("%q,%v", c.env, c.field), func(t *testing.T) {
+			t.Setenv("PLINTH_JOB_TIMEOUT", c.env) // blank is unset
+			t.Setenv("PLINTH_ROLE", "")
+			jc, jerr := jobs.ResolveConfig(jobs.Config{JobTimeout: c.field})
+			b, rerr := New(db, Config{JobTimeout: c.field, Logger: quietLogger(t)}) // Lookup nil: the environment
+			if (jerr == nil) != (rerr == nil) {
+				t.Fatalf("jobs: %v; jobs/river: %v", jerr, rerr)
+			}
+			if jerr != nil {
+				if jerr.Error() != rerr.Error() {
+					t.Fatalf("different errors:\njobs:       %v\njobs/river: %v", jerr, rerr)
+				}
+				return
+			}
+			if got := b.Config().JobTimeout; got != jc.JobTimeout {
+				t.Fatalf("jobs/river's JobTimeout %v, jobs' %v", got, jc.JobTimeout)
+			}
+		})
+	}
+}
+
+// TestUniqueTwinWaits (PostgreSQL): a unique job's twin enqueued outside
+// the transaction that holds the first waits for it (River's ON CONFLICT
+// on the unique index) and, once it commits, is a duplicate of its job:
+// what jobstest's Commit documents, where it fails with ErrUniqueConflict
+// instead, as it cannot wait.
+func TestUniqueTwinWaits(t *testing.T) {
+	base := os.Getenv(postgresEnv)
+	if base == "" {
+		t.Skipf("PostgreSQL not tested: set %s", postgresEnv)
+	}
+	f := newFixture(t, tempPostgres(t, base), Config{})
+	ctx := context.Background()
+	var held jobs.Result
+	twin := make(chan jobs.Result, 1)
+	err := f.db.InTx(ctx, func(tctx context.Context) error {
+		var err error
+		if held, err = f.client.Enqueue(tctx, echoArgs{Msg: "held"}, jobs.Unique("twin")); err != nil {
+			return err
+		}
+		go func() {
+			r, err := f.client.Enqueue(ctx, echoArgs{Msg: "twin"}, jobs.Unique("twin"))
+			if err != nil {
+				t.Error(err)
+			}
+			twin <- r
+		}()
+		// Commit once the twin's insert waits on the held row's lock.
+		for {
+			var waiting int
+			if err := f.db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").Scan(&waiting); err != nil {
+				return err
+			}
+			if waiting > 0 {
+				return nil
+			}
+			select {
+			case r := <-twin:
+				t.Fatalf("the twin's insert returned before the commit: %+v", r)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := <-twin; !r.Duplicate || r.ID != held.ID {
+		t.Fatalf("twin %+v, want a duplicate of job %d", r, held.ID)
+	}
+	if n := f.countKind(t, "test.echo"); n != 1 {
+		t.Fatalf("%d jobs, want 1", n)
 	}
 }
