@@ -145,7 +145,11 @@ func (c *conn) serve() {
 		}
 		req := c.req
 		c.lastPOST = req.Method == "POST"
-		if ex := req.Header["Expect"]; c.hi.expect && len(ex) > 0 && ex[0] != "" {
+		var ex []string
+		if c.hi.expect { // looked up only when the head had the field
+			ex = req.Header["Expect"]
+		}
+		if len(ex) > 0 && ex[0] != "" {
 			if hasToken(ex[0], "100-continue") {
 				if req.ProtoAtLeast(1, 1) && req.ContentLength != 0 {
 					c.body.expect, c.body.ecr = true, true

@@ -596,31 +596,34 @@ func (c *conn) readTransfer() *parseError {
 	if chunked {
 		req.TransferEncoding = chunkedTE
 	}
-	if vv, ok := h["Trailer"]; hi.trailer && ok && chunked {
-		delete(h, "Trailer")
-		var tr http.Header
-		var bad bool
-		for _, v := range vv {
-			for _, f := range strings.Split(v, ",") {
-				f = textproto.TrimString(f)
-				if f == "" {
-					continue
+	// Looked up only when the head had the field (noted by parseHead).
+	if hi.trailer && chunked {
+		if vv, ok := h["Trailer"]; ok {
+			delete(h, "Trailer")
+			var tr http.Header
+			var bad bool
+			for _, v := range vv {
+				for _, f := range strings.Split(v, ",") {
+					f = textproto.TrimString(f)
+					if f == "" {
+						continue
+					}
+					key := http.CanonicalHeaderKey(f)
+					switch key {
+					case "Transfer-Encoding", "Trailer", "Content-Length":
+						bad = true
+					}
+					if tr == nil {
+						tr = make(http.Header)
+					}
+					tr[key] = nil
 				}
-				key := http.CanonicalHeaderKey(f)
-				switch key {
-				case "Transfer-Encoding", "Trailer", "Content-Length":
-					bad = true
-				}
-				if tr == nil {
-					tr = make(http.Header)
-				}
-				tr[key] = nil
 			}
+			if bad {
+				return badRequest("")
+			}
+			req.Trailer = tr
 		}
-		if bad {
-			return badRequest("")
-		}
-		req.Trailer = tr
 	}
 	switch {
 	case chunked:
