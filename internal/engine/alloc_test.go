@@ -12,19 +12,7 @@ import (
 // keep-alive GET costs the engine one allocation (the head's string) and
 // nothing else; the handler here allocates nothing.
 func TestAllocsPerRequest(t *testing.T) {
-	if raceEnabled || poisoning {
-		t.Skip("allocation counts are not meaningful under -race or plinth_enginepoison (fresh requests)")
-	}
-	hello := []byte("hello")
-	_, addr := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header()["Content-Type"] = textPlain
-		w.Write(hello)
-	}), func(c *Config) { c.IdleTimeout = time.Minute })
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, hello := allocServer(t)
 	req := []byte("GET /plaintext HTTP/1.1\r\nHost: localhost\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n")
 	buf := make([]byte, 4096)
 	roundTrip := func() {
@@ -52,23 +40,27 @@ func TestAllocsPerRequest(t *testing.T) {
 
 var textPlain = []string{"text/plain"}
 
+// allocServer starts an engine whose handler answers body with nothing
+// allocated, and returns a keep-alive connection to it and the body; the
+// test is skipped where allocation counts mean nothing.
+func allocServer(t *testing.T) (net.Conn, []byte) {
+	t.Helper()
+	if raceEnabled || poisoning {
+		t.Skip("allocation counts are not meaningful under -race or plinth_enginepoison (fresh requests)")
+	}
+	body := []byte("hello")
+	_, addr := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Content-Type"] = textPlain
+		w.Write(body)
+	}), func(c *Config) { c.IdleTimeout = time.Minute })
+	return dial(t, addr), body
+}
+
 // TestAllocsPipelined: 16 pipelined GETs in one write share one copy of
 // their heads (headString), so the batch costs the engine about one
 // allocation, not 16.
 func TestAllocsPipelined(t *testing.T) {
-	if raceEnabled || poisoning {
-		t.Skip("allocation counts are not meaningful under -race or plinth_enginepoison (fresh requests)")
-	}
-	hello := []byte("hello")
-	_, addr := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header()["Content-Type"] = textPlain
-		w.Write(hello)
-	}), func(c *Config) { c.IdleTimeout = time.Minute })
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, hello := allocServer(t)
 	const batch = 16
 	req := bytes.Repeat([]byte("GET /plaintext HTTP/1.1\r\nHost: localhost\r\nUser-Agent: bench\r\n\r\n"), batch)
 	buf := make([]byte, 64<<10)
