@@ -196,14 +196,24 @@ func logAll(t *testing.T, res []Result) {
 
 func TestPostgresCorrectServerPasses(t *testing.T) {
 	t.Parallel()
+	required := []string{"db query-count", "queries query-count", "fortunes query-count", "updates query-count",
+		"queries rows", "fortunes rows", "updates rows-updated", "updates persist", "updates changed"}
 	res := runPg(t, 0, nil, "db", "queries", "fortunes", "updates")
+	if warned := warnedOf(res, required); len(warned) > 0 {
+		// Without pg_stat_statements the counts come from table statistics,
+		// which a backend may flush late on a loaded machine (an earlier
+		// window's requests counted in this one: a WARN, more than 105%).
+		// One more verification against a fresh database tells that from a
+		// verifier that counts wrong, which warns both times.
+		t.Logf("WARN on %v in the first verification (statistics flushed late?); verifying again", warned)
+		res = runPg(t, 0, nil, "db", "queries", "fortunes", "updates")
+	}
 	for _, r := range res {
 		if r.Status == Fail {
 			t.Errorf("unexpected %s", r)
 		}
 	}
-	for _, want := range []string{"db query-count", "queries query-count", "fortunes query-count", "updates query-count",
-		"queries rows", "fortunes rows", "updates rows-updated", "updates persist", "updates changed"} {
+	for _, want := range required {
 		if findResult(res, Pass, want) == nil {
 			t.Errorf("no PASS for %s", want)
 		}
@@ -211,6 +221,17 @@ func TestPostgresCorrectServerPasses(t *testing.T) {
 	if t.Failed() || testing.Verbose() {
 		logAll(t, res)
 	}
+}
+
+// warnedOf returns the checks of want that res warns about.
+func warnedOf(res []Result, want []string) []string {
+	var out []string
+	for _, w := range want {
+		if findResult(res, Warn, w) != nil {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func TestPostgresCheatersFail(t *testing.T) {
