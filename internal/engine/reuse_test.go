@@ -9,7 +9,6 @@ package engine
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -317,24 +316,7 @@ func TestAllocsPerRequestUnreadBody(t *testing.T) {
 		// net/http's chunked decoder (httputil.NewChunkedReader) is one more.
 		{"POST /p HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nbb8\r\n" + strings.Repeat("x", 3000) + "\r\n0\r\n\r\n", 2},
 	} {
-		raw := []byte(tc.req)
-		buf := make([]byte, 4096)
-		roundTrip := func() {
-			if _, err := c.Write(raw); err != nil {
-				t.Fatal(err)
-			}
-			n := 0
-			for !bytes.HasSuffix(buf[:n], ok) {
-				m, err := c.Read(buf[n:])
-				if err != nil {
-					t.Fatal(err)
-				}
-				n += m
-			}
-		}
-		for range 10 {
-			roundTrip()
-		}
+		roundTrip := exchanger(t, c, []byte(tc.req), ok, 1)
 		if allocs := testing.AllocsPerRun(100, roundTrip); allocs > tc.want {
 			t.Errorf("%.40q: %.2f allocations per request, want at most %v", tc.req, allocs, tc.want)
 		}
