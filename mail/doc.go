@@ -6,8 +6,10 @@
 //
 // Every Mailer checks a message before anything leaves the process
 // (Message.Validate): a CR, LF or NUL in any header or address, an address
-// net/mail does not parse, an empty To or an empty Text is an error wrapping
-// ErrInvalid, and nothing is sent. The MIME form is built here with the
+// net/mail does not parse, a sender or recipient address an SMTP envelope
+// cannot carry safely (RFC 5321's Mailbox, stricter for quoted local
+// parts: never a space, '<' or '>'), an empty To or an empty Text is an
+// error wrapping ErrInvalid, and nothing is sent. The MIME form is built here with the
 // standard library (Message.WriteTo): multipart/alternative with the text
 // part first and the HTML part second, both UTF-8 and quoted-printable,
 // multipart/mixed around it when there are attachments, non-ASCII subjects

@@ -76,16 +76,28 @@ var reserved = map[string]bool{
 }
 
 // Envelope is the SMTP envelope of a validated message: the bare sender
-// address and every recipient's (To, Cc, Bcc, without duplicates).
+// address and every recipient's (To, Cc, Bcc, without duplicates), each
+// in its RFC 5321 form, ready to be written between the angle brackets of
+// MAIL FROM:<...> and RCPT TO:<...>: ASCII, no space, '<', '>' or
+// parameter, a local part that is not a Dot-string quoted
+// ("\"john..doe\"@example.com").
 type Envelope struct {
+	// From is the reverse-path's mailbox, From's address.
 	From string
-	To   []string
+	// To are the forward-paths' mailboxes, in order, compared without
+	// case for duplicates.
+	To []string
 }
 
 // Validate checks m before anything is sent and returns every problem in
 // one error wrapping ErrInvalid: a CR, LF or NUL in any header or
-// address (a header injection), an address net/mail does not parse, no
-// From, no To, an empty Text, a header name that is not a field name or is
+// address (a header injection), an address net/mail does not parse, a
+// From, To, Cc or Bcc address an SMTP envelope cannot carry safely (RFC
+// 5321's Mailbox: a local part of letters, digits, dots and
+// !#$%&'*+-/=?^_`{|}~, so never a space, '<', '>' or '"' even quoted, at
+// most 64 octets; a host name of letter-digit-hyphen labels or an
+// [IPv4] literal, at most 255 octets; ASCII only), no From,
+// no To, an empty Text, a header name that is not a field name or is
 // reserved, an attachment without a filename or with a bad content type.
 // Every Mailer of this package and of mail/smtp calls it first.
 func (m *Message) Validate() error {
@@ -130,13 +142,27 @@ func (m *Message) check() (*parsed, error) {
 		}
 		return a
 	}
+	// path parses an address that reaches MAIL FROM or RCPT TO and returns
+	// it with its RFC 5321 form.
+	path := func(field, s string) (*mail.Address, string) {
+		a := addr(field, s)
+		if a == nil {
+			return nil, ""
+		}
+		wire, err := envelopeAddress(a)
+		if err != nil {
+			fail("%s %q: %v", field, s, err)
+			return nil, ""
+		}
+		return a, wire
+	}
 	rcpts := func(field string, list []string) []*mail.Address {
 		out := make([]*mail.Address, 0, len(list))
 		for _, s := range list {
-			if a := addr(field, s); a != nil {
+			if a, wire := path(field, s); a != nil {
 				out = append(out, a)
-				if !slices.ContainsFunc(p.envelope.To, func(s string) bool { return strings.EqualFold(s, a.Address) }) {
-					p.envelope.To = append(p.envelope.To, a.Address)
+				if !slices.ContainsFunc(p.envelope.To, func(s string) bool { return strings.EqualFold(s, wire) }) {
+					p.envelope.To = append(p.envelope.To, wire)
 				}
 			}
 		}
@@ -144,8 +170,8 @@ func (m *Message) check() (*parsed, error) {
 	}
 	if m.From == "" {
 		fail("no From address")
-	} else if p.from = addr("From", m.From); p.from != nil {
-		p.envelope.From = p.from.Address
+	} else {
+		p.from, p.envelope.From = path("From", m.From)
 	}
 	if m.ReplyTo != "" {
 		p.replyTo = addr("ReplyTo", m.ReplyTo)

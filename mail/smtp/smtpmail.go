@@ -187,8 +187,9 @@ func New(cfg Config) (*Mailer, error) {
 // Config returns the configuration with its defaults filled in.
 func (m *Mailer) Config() Config { return m.cfg }
 
-// Send validates msg (nothing is sent when it is invalid: an error
-// wrapping mail.ErrInvalid) and sends it: MAIL FROM, one RCPT TO per
+// Send validates msg (nothing is sent when it is invalid, an address
+// RFC 5321 cannot carry safely included: an error wrapping
+// mail.ErrInvalid, before any connection) and sends it: MAIL FROM, one RCPT TO per
 // recipient (To, Cc, Bcc), DATA with the message's MIME form. A 5xx reply
 // to any of these is a mail.PermanentError; a 4xx reply, a refused or
 // broken connection, a TLS or AUTH failure or a timeout is a transient
@@ -244,7 +245,11 @@ func (m *Mailer) send(ctx context.Context, c *smtp.Client, env mail.Envelope, ms
 			}
 		}
 	}()
-	if err := c.Mail("<" + env.From + ">"); err != nil { // go-mail sends the path as given: RFC 5321 wants the brackets
+	// go-mail sends the path as given: RFC 5321 wants the brackets. The
+	// envelope's addresses are RFC 5321 mailboxes (mail.Envelope: never a
+	// space, '<' or '>', a local part quoted when it must be), so nothing
+	// between them can end the path early or add a parameter.
+	if err := c.Mail("<" + env.From + ">"); err != nil {
 		return !isReply(err), false, classify("MAIL FROM", err)
 	}
 	var refused []error
