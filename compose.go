@@ -107,19 +107,50 @@ func (c *Ctx) serveAs(w http.ResponseWriter, r *http.Request, h HandlerFunc) {
 
 type ctxKey struct{}
 
+// ctxRef is the context value through which CtxOf finds a request's Ctx:
+// the Ctx, and the request of the Ctx it was made for (Ctx.gen), so that
+// once that request's handler returned (its Ctx back in the pool, perhaps
+// serving another client) CtxOf gives nil rather than another request's
+// Ctx.
+type ctxRef struct {
+	context.Context
+	c   *Ctx
+	gen uint64
+}
+
+func (r *ctxRef) Value(key any) any {
+	if key == (ctxKey{}) {
+		return r
+	}
+	return r.Context.Value(key)
+}
+
+// ctxIn returns the Ctx that ctx carries while its request is in flight,
+// or nil.
+func ctxIn(ctx context.Context) *Ctx {
+	ref, _ := ctx.Value(ctxKey{}).(*ctxRef)
+	if ref == nil || ref.c.gen.Load() != ref.gen {
+		return nil
+	}
+	return ref.c
+}
+
 // CtxOf returns the Ctx of a request served by Plinth, from a plain
-// http.Handler route or a standard middleware, or nil. Like the Ctx itself,
-// it must not be kept after the handler returns.
+// http.Handler route or a standard middleware, or nil. Once the request's
+// handler has returned it returns nil, on either engine: the Ctx is pooled
+// and serves other requests after that, so it must not be kept; a
+// goroutine that outlives its handler reads what it needs before, or from
+// the request itself.
 func CtxOf(r *http.Request) *Ctx {
-	c, _ := r.Context().Value(ctxKey{}).(*Ctx)
-	return c
+	return ctxIn(r.Context())
 }
 
 // requestWithCtx returns the request carrying c in its context, making that
 // request on first use in this request (two allocations).
 func (c *Ctx) requestWithCtx() *http.Request {
 	if !c.inCtx {
-		c.req = c.req.WithContext(context.WithValue(c.Context(), ctxKey{}, c))
+		c.referenced = true
+		c.req = c.req.WithContext(&ctxRef{Context: c.Context(), c: c, gen: c.gen.Load()})
 		c.handOut(c.req)
 		c.inCtx = true
 		c.reqDL = true // c.Context() included the deadline, if any

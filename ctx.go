@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/plinth-go/plinth/internal/httpsyntax"
 )
@@ -57,6 +58,11 @@ type Ctx struct {
 	vals  []string // captured path values, by the route's slots
 	nvals int
 	inCtx bool // req carries this Ctx in its context
+	// gen counts the requests of this Ctx that handed out a request
+	// carrying it (referenced): CtxOf on such a request gives nil once gen
+	// has moved on (see ctxRef).
+	gen        atomic.Uint64
+	referenced bool
 
 	// dl is the deadline context of the timeout in force, nil for none. The
 	// request carrying it is made on first use (reqDL then true): handlers
@@ -168,6 +174,10 @@ func (c *Ctx) release() {
 	// earlier path) is small and dropped with the pool at the next GC, while
 	// the clear showed up in CPU profiles of the routing benchmarks.
 	c.w, c.req, c.orig, c.rw.w = nil, nil, nil, nil
+	if c.referenced {
+		c.referenced = false
+		c.gen.Add(1) // CtxOf on a request this one handed out gives nil from now on
+	}
 	c.route, c.nvals, c.inCtx, c.clientSet = nil, 0, false, false
 	c.body, c.bodyLimit, c.bodyOversize, c.cutBody = nil, 0, false, false
 	c.dl, c.reqDL = nil, false
@@ -208,7 +218,7 @@ func (c *Ctx) RawRequest() *http.Request { return c.req }
 func (c *Ctx) SetContext(ctx context.Context) {
 	c.req = c.req.WithContext(ctx)
 	c.handOut(c.req)
-	c.inCtx = ctx.Value(ctxKey{}) == c
+	c.inCtx = ctxIn(ctx) == c
 	c.reqDL = true // ctx derives from c.Context(), which carries the deadline
 }
 

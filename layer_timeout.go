@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/plinth-go/plinth/internal/cancelctx"
 )
 
 // DefaultHandlerTimeout is the default layer's handler timeout.
@@ -61,9 +63,11 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 	dc := st.spare // the previous request's context, when nobody saw it
 	if dc != nil {
 		st.spare = nil
-		dc.parent, dc.deadline = parent, when{now, d}
+		dc.Reset(parent)
+		dc.deadline = when{now, d}
 	} else {
-		dc = &deadlineCtx{parent: parent, deadline: when{now, d}}
+		dc = &deadlineCtx{deadline: when{now, d}}
+		dc.Reset(parent)
 	}
 	st.mu.Lock()
 	prev := st.cur // an enclosing timeout (a Timeout layer inside New's)
@@ -99,7 +103,8 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 		} else {
 			// Nothing outside this function ever had dc, and the timer no
 			// longer finds it: the next request reuses it.
-			dc.parent, dc.outer, dc.err = nil, nil, nil
+			dc.Reset(nil)
+			dc.outer = nil
 			dc.lifted.Store(false)
 			st.spare = dc
 		}
@@ -186,17 +191,15 @@ func (c *Ctx) onDeadline() {
 }
 
 // deadlineCtx is a request's context under the timeout: its parent's values
-// and cancellation, plus the deadline. Its done channel (and the hook that
-// forwards the parent's cancellation) is made on the first call to Done or
-// AfterFunc, so handlers that never wait on it pay for neither. It is a heap
-// object of its own, safe to keep after the request.
-//
-// It implements AfterFunc, which the context package looks for: a context a
-// handler derives from it (context.WithTimeout, WithCancel, AfterFunc)
-// registers a callback here instead of starting a goroutine that waits on
-// Done, as it would for a context type it does not know.
+// and cancellation, plus the deadline. The cancellation is a
+// cancelctx.Ctx: its done channel (and the hook that forwards the parent's
+// cancellation) is made on the first call to Done or AfterFunc, so handlers
+// that never wait on it pay for neither, and a context a handler derives
+// from it (context.WithTimeout, WithCancel, AfterFunc) registers a callback
+// instead of starting a goroutine that waits on Done. It is a heap object of
+// its own, safe to keep after the request.
 type deadlineCtx struct {
-	parent   context.Context
+	cancelctx.Ctx
 	deadline when
 	outer    *deadlineCtx // the enclosing timeout's context, nil for none
 	lifted   atomic.Bool  // LiftDeadline: no deadline of its own any more
@@ -205,23 +208,14 @@ type deadlineCtx struct {
 	// cancelled when the request ends and never reused. Set by the request's
 	// goroutine, atomic for a goroutine that calls Ctx.Context meanwhile.
 	seen atomic.Bool
-
-	mu         sync.Mutex
-	done       chan struct{}
-	err        error
-	stopParent func() bool
-	afters     map[*afterFunc]struct{} // callbacks registered by AfterFunc, run once at cancel
 }
-
-// afterFunc is one AfterFunc registration; its address is its identity.
-type afterFunc struct{ f func() }
 
 func (d *deadlineCtx) Deadline() (time.Time, bool) {
 	if d.lifted.Load() {
-		return d.parent.Deadline()
+		return d.Parent().Deadline()
 	}
 	at := d.deadline.at()
-	if pd, ok := d.parent.Deadline(); ok && pd.Before(at) {
+	if pd, ok := d.Parent().Deadline(); ok && pd.Before(at) {
 		return pd, true
 	}
 	return at, true
@@ -246,96 +240,8 @@ func (w when) after(o when) bool {
 	return w.at().After(o.at())
 }
 
-func (d *deadlineCtx) Done() <-chan struct{} {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.initDone()
-	return d.done
-}
-
-// initDone makes the done channel and hooks the parent's cancellation, once.
-// d.mu is held.
-func (d *deadlineCtx) initDone() {
-	if d.done != nil {
-		return
-	}
-	d.done = make(chan struct{})
-	if d.err != nil {
-		close(d.done)
-	} else {
-		d.stopParent = context.AfterFunc(d.parent, func() { d.cancel(d.parent.Err()) })
-	}
-}
-
-// AfterFunc arranges for f to run once d is cancelled (the deadline, the
-// parent's cancellation, or the end of the request), and returns a stop
-// function that unregisters it, reporting whether it did so before f ran;
-// if d is already cancelled, f runs at once. f runs on the goroutine that
-// cancels d, without d's lock held: the context package only registers
-// callbacks that cancel a derived context (and context.AfterFunc's own,
-// which start their goroutine themselves).
-func (d *deadlineCtx) AfterFunc(f func()) (stop func() bool) {
-	d.mu.Lock()
-	if d.err != nil {
-		d.mu.Unlock()
-		f()
-		return func() bool { return false }
-	}
-	d.initDone()
-	a := &afterFunc{f: f}
-	if d.afters == nil {
-		d.afters = make(map[*afterFunc]struct{})
-	}
-	d.afters[a] = struct{}{}
-	d.mu.Unlock()
-	return func() bool {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		if _, ok := d.afters[a]; !ok {
-			return false
-		}
-		delete(d.afters, a)
-		return true
-	}
-}
-
-func (d *deadlineCtx) Err() error {
-	d.mu.Lock()
-	err := d.err
-	d.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return d.parent.Err()
-}
-
-func (d *deadlineCtx) Value(key any) any { return d.parent.Value(key) }
-
-// cancel ends the context with err, once, and then runs the callbacks that
-// AfterFunc registered, outside the lock (they read d.Err).
-func (d *deadlineCtx) cancel(err error) {
-	d.mu.Lock()
-	if d.err != nil {
-		d.mu.Unlock()
-		return
-	}
-	d.err = err
-	if d.done != nil {
-		close(d.done)
-	}
-	if d.stopParent != nil {
-		d.stopParent()
-	}
-	afters := d.afters
-	d.afters = nil
-	d.mu.Unlock()
-	if afters == nil {
-		return // the usual case; starting a map iteration costs even on nil
-	}
-	for a := range afters {
-		a.f()
-	}
-}
+// cancel ends the context with err, once (see cancelctx.Ctx.Cancel).
+func (d *deadlineCtx) cancel(err error) { d.Cancel(err) }
 
 // handOut records that d left the timeout layer's hands (see seen).
 func (d *deadlineCtx) handOut() {

@@ -21,7 +21,8 @@ var errTrailerEOF = errors.New("http: unexpected EOF reading trailer")
 // connection, reset for every request.
 type body struct {
 	c       *conn
-	remain  int64 // Content-Length framing: bytes left
+	req     *http.Request // the request whose Trailer a trailer fills; nil once its handler returned
+	remain  int64         // Content-Length framing: bytes left
 	chunked bool
 	closing bool      // Content-Length framing and the request asks to close: Close reads nothing
 	cr      io.Reader // the chunked decoder
@@ -38,11 +39,11 @@ type body struct {
 }
 
 func (b *body) resetLength(c *conn, n int64) {
-	*b = body{c: c, remain: n}
+	*b = body{c: c, req: c.req, remain: n}
 }
 
 func (b *body) resetChunked(c *conn) {
-	*b = body{c: c, chunked: true, cr: httputil.NewChunkedReader(c.br)}
+	*b = body{c: c, req: c.req, chunked: true, cr: httputil.NewChunkedReader(c.br)}
 }
 
 // Read reads the body; the first Read of a request that expects 100-continue
@@ -146,7 +147,10 @@ func (b *body) readTrailer() error {
 		}
 		return err
 	}
-	req := b.c.req
+	req := b.req
+	if req == nil {
+		return nil // read after the handler returned: nobody is left to see it
+	}
 	if req.Trailer == nil {
 		req.Trailer = http.Header(hdr)
 	} else {

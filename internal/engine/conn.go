@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"runtime"
 	"strconv"
 	"sync/atomic"
@@ -36,11 +35,8 @@ type conn struct {
 	cancel context.CancelFunc
 	remote string
 
-	tmpl       http.Request // reset template: the connection's context
-	req        *http.Request
-	url        url.URL
-	hdr        http.Header
-	vals       []string
+	ex         *exchange     // the request being served: fresh for each (see exchange)
+	req        *http.Request // &ex.req
 	body       body
 	resp       response
 	big        []byte   // a head longer than the read buffer
@@ -57,17 +53,14 @@ type conn struct {
 	closeAfter bool
 	linger     bool // close with a half-close and a wait (a body too big to discard)
 	hijacked   bool
-	kept       bool // a request was served and the connection kept: the next wait is net/http's Peek(4)
+	kept       bool             // a request was served and the connection kept: the next wait is net/http's Peek(4)
+	released   *releasedRequest // plinth_enginepoison: the last request, to check it was left alone
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{srv: s, nc: nc, remote: nc.RemoteAddr().String()}
 	ctx := context.WithValue(s.base, http.LocalAddrContextKey, nc.LocalAddr())
 	c.ctx, c.cancel = context.WithCancel(ctx)
-	c.tmpl = *(&http.Request{}).WithContext(c.ctx)
-	c.hdr = make(http.Header, 16)
-	c.vals = make([]string, 0, 32)
-	c.req = new(http.Request)
 	c.resp.c = c
 	// No size hint: a map of up to 8 names is one group, which a response's
 	// header usually fits (lookups, assignments and the clear per request
@@ -173,6 +166,7 @@ func (c *conn) serve() {
 			}
 		}
 		aborted := c.runHandler()
+		c.ex.end() // as net/http: the context ends, and the Body is no longer the connection's
 		if c.hijacked {
 			return
 		}
@@ -204,15 +198,40 @@ func (c *conn) serve() {
 	}
 }
 
-// reset prepares the reused request for the next one.
+// reset makes the next request's exchange, and prepares the reused
+// response writer for it.
 func (c *conn) reset() {
-	clear(c.hdr)
-	*c.req = c.tmpl
-	c.req.Header = c.hdr
-	c.req.URL = &c.url
-	c.req.RemoteAddr = c.remote
+	c.ex = newExchange(c, c.scan.lines)
+	c.req = &c.ex.req
 	c.resp.reset(c.req)
 }
+
+// idle drops what the connection holds of its last request before it waits
+// for the next one, so that an idle connection keeps neither that request
+// (its head, its header map) nor buffers that one large request or
+// response grew: idle memory per connection stays that of a new one,
+// whatever came before (TestIdleMemory). The usual buffers (the read
+// buffer, the response's 4 KiB) are kept, as net/http keeps its own.
+func (c *conn) idle() {
+	c.ex, c.req, c.ahead = nil, nil, ""
+	c.body.req = nil
+	c.hi = headInfo{}
+	c.big = nil
+	if cap(c.out) > maxIdleOut {
+		c.out = make([]byte, 0, readBufferSize)
+	}
+	c.resp.idle()
+	if cap(c.lastKeys) > maxIdleKeys {
+		c.lastKeys = nil
+	}
+}
+
+// maxIdleOut is the largest response buffer an idle connection keeps, and
+// maxIdleKeys the most response header names it remembers (see idle).
+const (
+	maxIdleOut  = 16 << 10
+	maxIdleKeys = 32
+)
 
 // runHandler calls the handler, turning a panic into a 500 (when nothing
 // was written) and a closed connection; http.ErrAbortHandler closes it
@@ -253,6 +272,11 @@ func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 	if c.kept {
 		need = 4
 	}
+	// deadlineSet: the read deadline bounds the head already. On a new
+	// connection the wait for its first byte does: as on net/http, the
+	// header timeout counts from the connection's start, and a first byte
+	// late in it does not restart it.
+	deadlineSet := false
 	if br.Buffered() < need {
 		if !c.flush() {
 			return "", nil, false
@@ -262,13 +286,14 @@ func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 		d := c.srv.cfg.IdleTimeout
 		if !c.served && c.srv.cfg.HeaderReadTimeout > 0 {
 			d = c.srv.cfg.HeaderReadTimeout
+			deadlineSet = true
 		}
 		if d > 0 {
 			c.setReadDeadline(time.Now().Add(d))
 		}
 		c.served = true
 		c.state.Store(stateIdle)
-		c.ahead = "" // an idle connection keeps no copy
+		c.idle()
 		if c.srv.shutting.Load() {
 			return "", nil, false
 		}
@@ -294,7 +319,6 @@ func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 	}
 	max := c.srv.cfg.MaxHeaderBytes
 	from := 0
-	deadlineSet := false
 	for {
 		buf, _ := br.Peek(br.Buffered())
 		n, next, perr := headEnd(buf, from, &c.scan)
@@ -315,16 +339,16 @@ func (c *conn) readHead() (head string, perr *parseError, ok bool) {
 		if len(buf) >= max {
 			return "", errTooLarge, true
 		}
-		if len(buf) == br.Size() {
-			return c.readBigHead()
-		}
-		from = next
 		if !deadlineSet {
 			deadlineSet = true
 			if d := c.srv.cfg.HeaderReadTimeout; d > 0 {
 				c.setReadDeadline(time.Now().Add(d))
 			}
 		}
+		if len(buf) == br.Size() {
+			return c.readBigHead()
+		}
+		from = next
 		if !c.flush() { // the answers so far go before a wait
 			return "", nil, false
 		}
@@ -584,6 +608,12 @@ func equalFold(a, b string) bool {
 func (c *conn) hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if c.hijacked {
 		return nil, nil, http.ErrHijacked
+	}
+	if w := &c.resp; w.wroteHeader && !w.committed {
+		// As net/http: a status given before Hijack goes out first, the
+		// 101 of an upgrade above all (coder/websocket writes its 101
+		// with WriteHeader, then hijacks).
+		w.commit()
 	}
 	if !c.flush() {
 		return nil, nil, c.werr

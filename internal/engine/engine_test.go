@@ -33,7 +33,7 @@ func start(t testing.TB, h http.Handler, mod ...func(*Config)) (*Server, string)
 
 // exchange sends raw and reads the responses until the server closes or n
 // responses were read; it returns them parsed.
-func exchange(t testing.TB, addr, raw string, n int) []*http.Response {
+func converse(t testing.TB, addr, raw string, n int) []*http.Response {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -69,7 +69,7 @@ func echo() http.Handler {
 
 func TestBasicAndPipelined(t *testing.T) {
 	_, addr := start(t, echo())
-	rs := exchange(t, addr, "GET /a?b=1 HTTP/1.1\r\nHost: x\r\n\r\nPOST /p HTTP/1.1\r\nHost: y\r\nContent-Length: 3\r\n\r\nabcGET /z HTTP/1.1\r\nHost: z\r\nConnection: close\r\n\r\n", 5)
+	rs := converse(t, addr, "GET /a?b=1 HTTP/1.1\r\nHost: x\r\n\r\nPOST /p HTTP/1.1\r\nHost: y\r\nContent-Length: 3\r\n\r\nabcGET /z HTTP/1.1\r\nHost: z\r\nConnection: close\r\n\r\n", 5)
 	if len(rs) != 3 {
 		t.Fatalf("got %d responses", len(rs))
 	}
@@ -93,7 +93,7 @@ func TestBasicAndPipelined(t *testing.T) {
 
 func TestChunkedTrailers(t *testing.T) {
 	_, addr := start(t, echo())
-	rs := exchange(t, addr, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nX-T: v\r\n\r\n", 1)
+	rs := converse(t, addr, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nX-T: v\r\n\r\n", 1)
 	if len(rs) != 1 {
 		t.Fatal("no response")
 	}
@@ -122,7 +122,7 @@ func TestRefusals(t *testing.T) {
 		{"G(T / HTTP/1.1\r\nHost: a\r\n\r\n", 400},
 		{"GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400},
 	} {
-		rs := exchange(t, addr, tc.raw, 1)
+		rs := converse(t, addr, tc.raw, 1)
 		if len(rs) != 1 || rs[0].StatusCode != tc.status {
 			t.Errorf("%q: got %v, want %d", tc.raw, statuses(rs), tc.status)
 		}
@@ -165,7 +165,7 @@ func TestExpectContinue(t *testing.T) {
 func TestLargeBodyChunkedResponse(t *testing.T) {
 	big := strings.Repeat("x", 10000)
 	_, addr := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, big) }))
-	rs := exchange(t, addr, "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.0\r\n\r\n", 2)
+	rs := converse(t, addr, "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.0\r\n\r\n", 2)
 	if len(rs) != 2 || bodyOf(rs[0]) != big || rs[0].TransferEncoding[0] != "chunked" || bodyOf(rs[1]) != big || !rs[1].Close {
 		t.Fatalf("got %v", statuses(rs))
 	}
@@ -178,11 +178,11 @@ func TestPanic(t *testing.T) {
 		}
 		panic("boom")
 	}))
-	rs := exchange(t, addr, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 2)
+	rs := converse(t, addr, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 2)
 	if len(rs) != 1 || rs[0].StatusCode != 500 || !rs[0].Close {
 		t.Fatalf("got %v", statuses(rs))
 	}
-	rs = exchange(t, addr, "GET /abort HTTP/1.1\r\nHost: x\r\n\r\n", 2)
+	rs = converse(t, addr, "GET /abort HTTP/1.1\r\nHost: x\r\n\r\n", 2)
 	if len(rs) != 0 {
 		t.Fatalf("got %v", statuses(rs))
 	}
@@ -254,7 +254,7 @@ func TestHeaderNamesChangeBetweenResponses(t *testing.T) {
 	for _, q := range qs {
 		raw.WriteString("GET /?h=" + q + " HTTP/1.1\r\nHost: x\r\n\r\n")
 	}
-	rs := exchange(t, addr, raw.String(), len(qs))
+	rs := converse(t, addr, raw.String(), len(qs))
 	if len(rs) != len(qs) {
 		t.Fatalf("%d responses", len(rs))
 	}
@@ -324,7 +324,7 @@ func TestHeaderReadAtWriteHeader(t *testing.T) {
 		}
 		io.WriteString(w, "body")
 	}))
-	rs := exchange(t, addr, "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /flush HTTP/1.1\r\nHost: x\r\n\r\n"+
+	rs := converse(t, addr, "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /flush HTTP/1.1\r\nHost: x\r\n\r\n"+
 		"GET /cl HTTP/1.1\r\nHost: x\r\n\r\nGET /late-cl HTTP/1.1\r\nHost: x\r\n\r\n", 4)
 	if len(rs) != 4 {
 		t.Fatalf("%d responses", len(rs))

@@ -351,7 +351,7 @@ func canonicalKey(k string) string {
 // parseHead fills req (already reset) from head, a complete request head
 // checked line by line by headEnd. It applies net/http's checks in net/http's
 // order, so that a request refused for two reasons gets net/http's status.
-// vals is a reusable backing array for the header values.
+// The header's values are sliced from the exchange's array while it lasts.
 func (c *conn) parseHead(head string) *parseError {
 	req, sc := c.req, &c.scan
 	line := head[:sc.end]
@@ -362,7 +362,7 @@ func (c *conn) parseHead(head string) *parseError {
 		return perr
 	}
 	h := req.Header
-	vals := c.vals[:0]
+	vals := c.ex.vals[:0]
 	badName := sc.badName
 	// The fields the server itself reads are noted on the way, so that no
 	// map lookup is needed for them: Host and Transfer-Encoding never enter
@@ -436,7 +436,6 @@ func (c *conn) parseHead(head string) *parseError {
 			h[key] = []string{value}
 		}
 	}
-	c.vals = vals
 	if hi.hosts > 1 {
 		return badRequest("too many Host headers")
 	}
@@ -532,8 +531,6 @@ func shouldClose(major, minor int, h http.Header) bool {
 	return hasClose
 }
 
-var chunkedTE = []string{"chunked"}
-
 // readTransfer decides the body's framing as net/http's readTransfer and
 // fixLength do for a request, and sets ContentLength, TransferEncoding,
 // Trailer and the body reader.
@@ -594,7 +591,7 @@ func (c *conn) readTransfer() *parseError {
 	}
 	req.ContentLength = n
 	if chunked {
-		req.TransferEncoding = chunkedTE
+		req.TransferEncoding = []string{"chunked"} // the handler's own: it may change it
 	}
 	// Looked up only when the head had the field (noted by parseHead).
 	if hi.trailer && chunked {
@@ -628,14 +625,14 @@ func (c *conn) readTransfer() *parseError {
 	switch {
 	case chunked:
 		c.body.resetChunked(c)
-		req.Body = &c.body
+		req.Body = &c.ex.body
 	case n == 0:
 		req.Body = http.NoBody
 		c.body = body{c: c, eof: true} // nothing to read or discard after the handler
 	default:
 		c.body.resetLength(c, n)
 		c.body.closing = req.Close
-		req.Body = &c.body
+		req.Body = &c.ex.body
 	}
 	return nil
 }

@@ -4,40 +4,46 @@ package engine
 
 import (
 	"net/http"
-	"net/url"
+	"reflect"
 )
 
-// releaseRequest, in a plinth_enginepoison build, poisons the request its
-// handler has returned from and gives the connection fresh ones: a handler
-// that kept the request, its Header, URL or Body fails loudly on its next
-// use (a nil URL and Header, a Body that panics) instead of reading the
-// next request.
+// A plinth_enginepoison build checks, at the end of each request, the
+// engine's promise that nothing a handler can reach is reused: the request
+// its handler returned from must be left as the handler left it while the
+// connection serves its next requests. It keeps a copy of the request's
+// method, URL and header, and the next request of the connection compares
+// them with the request itself: a difference is a bug of the engine's and
+// panics. A Body read after its handler returned panics too, rather than
+// returning http.ErrBodyReadAfterClose, so that a test finds the handler
+// that does it.
+
+// releaseRequest notes the request whose handler has returned.
 func releaseRequest(c *conn) {
+	checkReleased(c)
 	r := c.req
-	r.Method = "POISONED-REQUEST-USED-AFTER-ITS-HANDLER-RETURNED"
-	r.URL = nil
-	r.Header = nil
-	r.Body = poisonBody{}
-	r.Host = "poisoned.invalid"
-	r.RequestURI = ""
-	c.url = url.URL{Path: "/poisoned"}
-	clear(c.hdr)
-	c.hdr["X-Poisoned"] = []string{"request used after its handler returned"}
-	c.req = new(http.Request)
-	c.hdr = make(http.Header, 16)
-	c.vals = make([]string, 0, 32)
-	// c.url is a value in conn: the old request's URL pointer was set to nil
-	// above; a kept *url.URL from r.URL is poisoned by the Path above until
-	// the next request overwrites it.
+	c.released = &releasedRequest{r: r, method: r.Method, url: r.URL.String(), header: r.Header.Clone()}
 }
 
-type poisonBody struct{}
-
-func (poisonBody) Read([]byte) (int, error) {
-	panic("engine: request Body read after its handler returned (the engine reuses requests; see docs/engine.md)")
+// checkReleased panics if the last request noted was changed since.
+func checkReleased(c *conn) {
+	p := c.released
+	if p == nil {
+		return
+	}
+	if p.r.Method != p.method || p.r.URL.String() != p.url || !reflect.DeepEqual(map[string][]string(p.r.Header), map[string][]string(p.header)) {
+		panic("engine: a request was changed after its handler returned (the engine reused it)")
+	}
 }
-func (poisonBody) Close() error {
-	panic("engine: request Body closed after its handler returned (the engine reuses requests; see docs/engine.md)")
+
+type releasedRequest struct {
+	r      *http.Request
+	method string
+	url    string
+	header http.Header
+}
+
+func bodyAfterReturn() error {
+	panic("engine: request Body read after its handler returned")
 }
 
 // poisoning reports a plinth_enginepoison build.

@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/plinth-go/plinth/internal/httpsyntax"
+	"golang.org/x/net/http/httpguts"
 )
 
 // bodyBufferSize is how much of a body is kept before the head is written:
@@ -58,6 +60,35 @@ func (w *response) reset(req *http.Request) {
 	w.wroteHeader, w.committed, w.chunking, w.noBody, w.handlerDone, w.fullDuplex = false, false, false, false, false, false
 	w.block, w.blockNames = nil, nil
 }
+
+// idle drops what the writer holds of the last response before its
+// connection waits (see conn.idle): the header map is emptied, or replaced
+// when a handler grew it past a small one's size, and the scratch lists
+// are emptied (their strings and slices are the handler's), or dropped when
+// they grew.
+func (w *response) idle() {
+	w.req = nil
+	w.block, w.blockNames = nil, nil
+	if len(w.hdr) > maxIdleHeader {
+		w.hdr = make(http.Header)
+	} else {
+		clear(w.hdr)
+	}
+	clear(w.kvs)
+	clear(w.trailers)
+	w.kvs, w.trailers = w.kvs[:0], w.trailers[:0]
+	if cap(w.kvs) > maxIdleKeys {
+		w.kvs = nil
+	}
+	if cap(w.trailers) > maxIdleKeys {
+		w.trailers = nil
+	}
+}
+
+// maxIdleHeader is the most fields a response header map may have had for
+// an idle connection to keep it (emptied) rather than make a new one: a map
+// does not shrink when emptied.
+const maxIdleHeader = 16
 
 // Header returns the response header map (reused across requests).
 func (w *response) Header() http.Header { return w.hdr }
@@ -188,9 +219,24 @@ func (w *response) write(n int, p []byte, s string) (int, error) {
 		c.out = strconv.AppendInt(c.out, int64(n), 16)
 		c.out = append(c.out, "\r\n"...)
 	}
-	if p != nil {
+	switch {
+	case n > maxIdleOut:
+		// A large write goes to the connection itself, after what is
+		// pending: through c.out it would grow that buffer to its size.
+		if !c.flush() {
+			return 0, c.werr
+		}
+		if p == nil {
+			p = unsafe.Slice(unsafe.StringData(s), len(s))
+		}
+		if _, err := c.nc.Write(p); err != nil {
+			c.werr = err
+			c.broken()
+			return 0, err
+		}
+	case p != nil:
 		c.out = append(c.out, p...)
-	} else {
+	default:
 		c.out = append(c.out, s...)
 	}
 	if w.chunking {
@@ -278,6 +324,10 @@ func (w *response) commit() {
 		closeAfter = true
 	}
 	if req.ContentLength != 0 {
+		// The handler may read its body on another goroutine: the
+		// discard below takes the body's lock, as its reads do.
+		c.ex.body.mu.Lock()
+		defer c.ex.body.mu.Unlock()
 		b := &c.body
 		if b.ecr && !b.readEOF {
 			closeAfter = true // as net/http: an expect-continue body not read to its end
@@ -337,8 +387,13 @@ func (w *response) commit() {
 	if declared {
 		for _, v := range h["Trailer"] {
 			for f := range strings.SplitSeq(v, ",") {
+				// As net/http's declareTrailer, and its Header.Write after
+				// it: a name that is not a token, or one a trailer must not
+				// carry (Content-Length, Host, ...), is not declared.
 				if f = textTrim(f); f != "" {
-					w.trailers = append(w.trailers, http.CanonicalHeaderKey(f))
+					if k := http.CanonicalHeaderKey(f); httpsyntax.IsToken(k) && httpguts.ValidTrailerHeader(k) {
+						w.trailers = append(w.trailers, k)
+					}
 				}
 			}
 		}
@@ -538,7 +593,7 @@ func (w *response) appendTrailers(out []byte) []byte {
 		}
 	}
 	for k, vv := range h {
-		if name, ok := strings.CutPrefix(k, http.TrailerPrefix); ok {
+		if name, ok := strings.CutPrefix(k, http.TrailerPrefix); ok && httpsyntax.IsToken(name) {
 			for _, v := range vv {
 				out = appendField(out, name, v)
 			}

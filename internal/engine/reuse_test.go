@@ -295,9 +295,9 @@ func TestRequestLineCutByEOF(t *testing.T) {
 }
 
 // A keep-alive POST whose handler leaves its body unread costs the engine
-// no more allocations than one whose handler reads it (the head's string,
-// and for a chunked body net/http's decoder): the discard reuses a
-// per-connection buffer.
+// no more allocations than one whose handler reads it (the head's string
+// and the request's own, and for a chunked body net/http's decoder and the
+// request's TransferEncoding): the discard reuses a per-connection buffer.
 func TestAllocsPerRequestUnreadBody(t *testing.T) {
 	if raceEnabled || poisoning {
 		t.Skip("allocation counts are not meaningful under -race or plinth_enginepoison (fresh requests)")
@@ -312,9 +312,10 @@ func TestAllocsPerRequestUnreadBody(t *testing.T) {
 		req  string
 		want float64
 	}{
-		{"POST /p HTTP/1.1\r\nHost: a\r\nContent-Length: 3000\r\n\r\n" + strings.Repeat("x", 3000), 1},
-		// net/http's chunked decoder (httputil.NewChunkedReader) is one more.
-		{"POST /p HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nbb8\r\n" + strings.Repeat("x", 3000) + "\r\n0\r\n\r\n", 2},
+		{"POST /p HTTP/1.1\r\nHost: a\r\nContent-Length: 3000\r\n\r\n" + strings.Repeat("x", 3000), 1 + perRequestAllocs},
+		// net/http's chunked decoder (httputil.NewChunkedReader) and the
+		// TransferEncoding slice are two more.
+		{"POST /p HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nbb8\r\n" + strings.Repeat("x", 3000) + "\r\n0\r\n\r\n", 3 + perRequestAllocs},
 	} {
 		roundTrip := exchanger(t, c, []byte(tc.req), ok, 1)
 		if allocs := testing.AllocsPerRun(100, roundTrip); allocs > tc.want {

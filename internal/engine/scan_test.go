@@ -168,7 +168,7 @@ func TestPipelinedHeadsShareCopy(t *testing.T) {
 		"POST /3 HTTP/1.1\r\nHost: x\r\nX-N: 3\r\nContent-Length: " + strconv.Itoa(len(next)) + "\r\n\r\n" + next +
 		next +
 		"GET /5 HTTP/1.1\r\nHost: x\r\nX-N: 5\r\nConnection: close\r\n\r\n"
-	rs := exchange(t, addr, raw, 5)
+	rs := converse(t, addr, raw, 5)
 	want := []string{
 		`GET /1 n=1 body=""`,
 		`GET /2 n=2 body=""`,
