@@ -114,6 +114,20 @@ func TestEventsResume(t *testing.T) {
 		{"lastEventId query", "?lastEventId=7", "", "8"},
 		{"not a number", "", "abc", "1"},
 		{"negative", "", "-5", "1"},
+		// Bad and hostile ids are ignored: the stream starts from 1, never
+		// at a wrapped, negative id.
+		{"int64 max", "", "9223372036854775807", "1"},
+		{"int64 max in the query", "?lastEventId=9223372036854775807", "", "1"},
+		{"just below int64 max", "", "9223372036854775806", "1"},
+		{"past int64", "", "99999999999999999999", "1"},
+		{"int64 min", "", "-9223372036854775808", "1"},
+		{"at maxEventID", "", "9007199254740991", "1"},
+		{"zero", "", "0", "1"},
+		{"hexadecimal", "", "0x10", "1"},
+		{"exponent", "", "1e3", "1"},
+		{"fraction", "", "41.5", "1"},
+		{"Arabic-Indic digits", "", "٤١", "1"},
+		{"header wins over the query", "?lastEventId=7", "41", "42"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,6 +140,31 @@ func TestEventsResume(t *testing.T) {
 				t.Errorf("first id %q, want %q", e.id, tc.want)
 			}
 		})
+	}
+}
+
+// TestEventsLastID: a stream resumed just below maxEventID sends
+// maxEventID, then ends instead of sending a larger id.
+func TestEventsLastID(t *testing.T) {
+	t.Parallel()
+	addr := serveApp(t)
+	_, ch := openEvents(t, "http://"+addr+"/events", "Last-Event-ID", "9007199254740990")
+	if e := nextTick(t, ch, time.Second); e.id != "9007199254740991" {
+		t.Fatalf("first id %q, want 9007199254740991 (maxEventID)", e.id)
+	}
+	timeout := time.After(2 * time.Second)
+	for {
+		select {
+		case e, ok := <-ch:
+			if !ok {
+				return
+			}
+			if e.event == "tick" {
+				t.Fatalf("a tick after maxEventID: %+v", e)
+			}
+		case <-timeout:
+			t.Fatal("the stream did not end after maxEventID")
+		}
 	}
 }
 
