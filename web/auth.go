@@ -21,6 +21,14 @@ const (
 	DefaultLoginPath = "/login"
 	// DefaultLoginField is the form field Throttle reads the account from.
 	DefaultLoginField = "email"
+	// DefaultLoginClientRate is the Rate and Burst, per minute, of the
+	// zero AuthConfig.LoginClientLimit: the failed sign-ins one client
+	// address may make across all accounts (see LoginClientLimit for why).
+	DefaultLoginClientRate = 20
+	// DefaultLoginClientConcurrency is the zero
+	// AuthConfig.LoginClientConcurrency: the sign-in attempts one client
+	// address may have in flight at once (see LoginClientConcurrency).
+	DefaultLoginClientConcurrency = 8
 )
 
 // ErrNoUser is what AuthConfig.LoadUser returns for an ID that names no user
@@ -61,7 +69,44 @@ type AuthConfig[U any] struct {
 	// once.
 	LoginLimit middleware.Limit
 
-	// LoginLimitStore keeps Throttle's buckets: the catalogue's rate-limit
+	// LoginClientLimit is the token bucket of sign-in attempts that
+	// Throttle keeps per client address across all accounts (an IPv6
+	// address by its /64, a subscriber's usual share), taken before
+	// LoginLimit's and given back in the same cases: a success, a busy
+	// refusal, and an attempt LoginLimit refuses (no password was checked).
+	// LoginLimit alone lets one address name many accounts, 5 guesses
+	// each, and fill the hashing queue that every sign-in shares
+	// (PasswordsConfig.Queue), so that others' sign-ins get 503; an attempt
+	// this bucket refuses gets a 429 problem with Retry-After without any
+	// password being hashed. The zero Limit means DefaultLoginClientRate:
+	// 20 failures, then one more every 3 seconds (Rate 20 Per minute, Burst
+	// 20): an office behind one NAT address does not fail 20 sign-ins in a
+	// minute (successes cost nothing), while a script trying many accounts
+	// from one address gets 1200 guesses an hour across all of them, about
+	// half a second of one core's hashing a minute. A negative Rate
+	// (plinth.Off) switches it off, for a sign-in form reached only through
+	// a proxy that is not in the App's trusted proxies (every client then
+	// has the proxy's address: configure the trusted proxies instead, when
+	// you can). Other values follow LoginLimit's rules (Name "login-client"
+	// when "").
+	LoginClientLimit middleware.Limit
+
+	// LoginClientConcurrency bounds the sign-in attempts of one client
+	// address (an IPv6 address by its /64) that Throttle lets run at once
+	// in this process, whatever their accounts: one past it gets a 429
+	// problem with Retry-After: 1 at once, before any bucket is touched or
+	// password hashed. An attempt in flight holds a hashing slot or a place
+	// in the queue, so one address holds at most this many of them, and
+	// others' sign-ins find room however many requests it sends at once.
+	// 0 means DefaultLoginClientConcurrency (8): a person signs in one
+	// attempt at a time and a whole office rarely has 8 in the same few
+	// hundred milliseconds, while the default queue holds 32 per slot. A
+	// negative value (plinth.Off) means no bound. The count is per process,
+	// as the hashing slots are, whatever LoginLimitStore.
+	LoginClientConcurrency int
+
+	// LoginLimitStore keeps Throttle's buckets (LoginLimit's and
+	// LoginClientLimit's, apart by their Limit.Name): the catalogue's rate-limit
 	// stores (middleware.RateLimitStore). Nil means a middleware.MemoryRateLimitStore of its
 	// own. Give a shared store (middleware/redisstore) when several
 	// instances serve the sign-in form, so that failures count together.
@@ -110,7 +155,7 @@ var signedInKey = plinth.NewKey[bool]("web.signed-in")
 var signedIn = true
 
 // NewAuth returns an Auth configured by cfg. It panics without LoadUser or
-// with a bad LoginLimit (the program's mistakes).
+// with a bad LoginLimit or LoginClientLimit (the program's mistakes).
 func NewAuth[U any](cfg AuthConfig[U]) *Auth[U] {
 	if cfg.LoadUser == nil {
 		panic("web: AuthConfig.LoadUser is required")
@@ -123,7 +168,7 @@ func NewAuth[U any](cfg AuthConfig[U]) *Auth[U] {
 	if a.field == "" {
 		a.field = DefaultLoginField
 	}
-	a.throttle = newLoginThrottle(cfg.LoginLimit, cfg.LoginLimitStore, a.field, cfg.Clock)
+	a.throttle = newLoginThrottle(cfg.LoginLimit, cfg.LoginClientLimit, cfg.LoginClientConcurrency, cfg.LoginLimitStore, a.field, cfg.Clock)
 	a.ref.current = func(c *plinth.Ctx) any {
 		u, ok, _ := a.User(c)
 		if !ok {
@@ -252,16 +297,23 @@ func (a *Auth[U]) RequireUser() plinth.Middleware {
 }
 
 // Throttle slows password guessing: install it on the route that receives
-// the sign-in form. Every POST takes a token from the bucket of its client
-// address and account (AuthConfig.LoginLimit, in the catalogue's rate-limit
-// RateLimitStore) before the handler runs, so that of any number of attempts sent at
-// once, at most the bucket's tokens reach the password check; the others,
-// and every attempt while the bucket is empty, get a 429 problem with
-// Retry-After without their password being checked. A request whose handler
-// calls Login gives its token back (with a middleware.Refunder store), as
-// does one refused because every hashing slot was busy (ErrPasswordBusy,
-// whose 503 gets Retry-After): successful sign-ins cost nothing. A store
-// error lets the attempt through uncounted, with a warning in the log.
+// the sign-in form. Before the handler runs, every POST passes, cheapest
+// first: the bound on its client address's attempts in flight
+// (AuthConfig.LoginClientConcurrency, counted in this process), then takes
+// a token from its client address's bucket across all accounts
+// (AuthConfig.LoginClientLimit), then one from the bucket of its client
+// address and account (AuthConfig.LoginLimit), both in the catalogue's
+// rate-limit RateLimitStore. So of any number of attempts sent at once, at
+// most the buckets' tokens reach the password check, and one address
+// naming many accounts holds at most a few of the hashing slots every
+// sign-in shares; the others, and every attempt while a bucket is empty,
+// get a 429 problem with Retry-After without any password being hashed. A
+// request whose handler calls Login gives its tokens back (with a
+// middleware.Refunder store), as does one refused because every hashing
+// slot was busy (ErrPasswordBusy, whose 503 gets Retry-After): successful
+// sign-ins cost nothing. A store error lets the attempt through uncounted,
+// with a warning in the log; the bound on attempts in flight holds all the
+// same.
 func (a *Auth[U]) Throttle() plinth.Middleware { return a.throttle.middleware }
 
 // UserOf returns the signed-in user of the Auth installed on the

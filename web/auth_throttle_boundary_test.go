@@ -103,9 +103,13 @@ func (a bndThrottleApp) post(field, account, password string) *httptest.Response
 	return w
 }
 
-// The Limit handed to the store: the zero Limit is the documented default,
+// loginClientDefault is the per-client bucket's Limit the store gets with
+// the zero AuthConfig.LoginClientLimit, taken before the per-account one.
+var loginClientDefault = middleware.Limit{Name: "login-client", Rate: 20, Per: time.Minute, Burst: 20}
+
+// The Limits handed to the store: the zero Limit is the documented default,
 // a partial one gets Name, Per and Burst filled in, a full one is kept as
-// given.
+// given. The per-client bucket's comes first.
 func TestThrottleLimitNormalized(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -124,8 +128,8 @@ func TestThrottleLimitNormalized(t *testing.T) {
 			if w := a.post("email", "ada@example.com", "nope"); w.Code != 200 {
 				t.Fatalf("POST: %d", w.Code)
 			}
-			if len(st.limits) != 1 || st.limits[0] != c.want {
-				t.Errorf("store got %+v, want %+v", st.limits, c.want)
+			if len(st.limits) != 2 || st.limits[0] != loginClientDefault || st.limits[1] != c.want {
+				t.Errorf("store got %+v, want %+v then %+v", st.limits, loginClientDefault, c.want)
 			}
 		})
 	}
@@ -153,8 +157,9 @@ func TestThrottleLimitBelowOnePanics(t *testing.T) {
 	}
 }
 
-// The bucket's key is the client address and the account, trimmed and
-// lower-cased, read from LoginField; only POSTs take a token.
+// The per-client bucket's key is the client address; the per-account
+// bucket's the client address and the account, trimmed and lower-cased,
+// read from LoginField; only POSTs take a token.
 func TestThrottleKey(t *testing.T) {
 	st := &bndStore{res: middleware.Result{Allowed: true}}
 	a := bndThrottled(t, web.AuthConfig[string]{LoginLimitStore: st})
@@ -162,17 +167,17 @@ func TestThrottleKey(t *testing.T) {
 	st2 := &bndStore{res: middleware.Result{Allowed: true}}
 	b := bndThrottled(t, web.AuthConfig[string]{LoginLimitStore: st2, LoginField: "user"})
 	b.post("user", "Bob", "nope")
-	if got := strings.Join(st.takes, " "); got != "192.0.2.7|ada@example.com" {
+	if got := strings.Join(st.takes, " "); got != "192.0.2.7 192.0.2.7|ada@example.com" {
 		t.Errorf("key %q", got)
 	}
-	if got := strings.Join(st2.takes, " "); got != "192.0.2.7|bob" {
+	if got := strings.Join(st2.takes, " "); got != "192.0.2.7 192.0.2.7|bob" {
 		t.Errorf("key with LoginField user: %q", got)
 	}
 
 	w := httptest.NewRecorder()
 	a.app.ServeHTTP(w, httptest.NewRequest("GET", "/login", nil))
-	if w.Code != 200 || len(st.takes) != 1 {
-		t.Errorf("GET /login: %d, %d takes (want the one POST's only)", w.Code, len(st.takes))
+	if w.Code != 200 || len(st.takes) != 2 {
+		t.Errorf("GET /login: %d, %d takes (want the one POST's two only)", w.Code, len(st.takes))
 	}
 }
 
@@ -206,7 +211,8 @@ func TestThrottleRetryAfterRounding(t *testing.T) {
 	}
 }
 
-// A sign-in and a busy refusal give their token back; a failure keeps it.
+// A sign-in and a busy refusal give their tokens back (the per-account
+// bucket's, then the per-client one's); a failure keeps them.
 // A refund the store fails is logged.
 func TestThrottleRefunds(t *testing.T) {
 	st := &bndStore{res: middleware.Result{Allowed: true}}
@@ -220,11 +226,11 @@ func TestThrottleRefunds(t *testing.T) {
 	if w := a.post("email", "ada@example.com", "right"); !strings.HasPrefix(w.Body.String(), "signed in") {
 		t.Fatalf("sign-in: %d %q", w.Code, w.Body.String())
 	}
-	if got := strings.Join(st.refunds, " "); got != "192.0.2.7|ada@example.com" {
+	if got := strings.Join(st.refunds, " "); got != "192.0.2.7|ada@example.com 192.0.2.7" {
 		t.Errorf("after a sign-in, refunds %q", got)
 	}
 	a.post("email", "ada@example.com", "busy")
-	if len(st.refunds) != 2 {
+	if len(st.refunds) != 4 {
 		t.Errorf("a busy refusal was not refunded: %v", st.refunds)
 	}
 	if strings.Contains(a.log.String(), "successful attempt was counted") {
