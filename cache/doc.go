@@ -10,10 +10,18 @@
 //   - single flight in the process: concurrent misses of one key run fn
 //     once; every waiter gets its result, or leaves when its own context
 //     ends;
+//   - a computation that hangs does not block its key: fn's context
+//     carries a deadline (WithComputeTimeout, default 30s), at which every
+//     waiter gets an error wrapping context.DeadlineExceeded; a fn that
+//     honours its context then returns and frees the key, and one that
+//     ignores it runs on as the key's one abandoned computation, which
+//     later callers wait for (one timeout at most) instead of starting
+//     another;
 //   - across instances, opt-in (WithLock): the first instance takes a lock in
 //     the Store (SET NX PX on Redis), the others poll the Store for the
 //     value, with backoff and a bound, and compute it themselves when the
-//     bound passes (fail open);
+//     bound passes (fail open); the lock's TTL and the wait are cut to the
+//     compute timeout;
 //   - tags invalidated in O(1): a tag is a counter in the Store (its
 //     generation); an entry records the generations of its tags when it is
 //     written and is a miss once one of them has moved on. Invalidate

@@ -53,6 +53,7 @@ type settings struct {
 	lockTTL  time.Duration
 	lockWait time.Duration
 	log      *slog.Logger
+	timeout  time.Duration // WithComputeTimeout: 0 the default, < 0 none
 }
 
 // WithCodec sets the codec of an Of[T]; c must be a Codec[T] (New panics
@@ -79,9 +80,12 @@ func WithTags(tags ...string) Option {
 // a cold key once between them: the holder computes; the others poll the
 // Store for the value, from 10ms doubling to 200ms, for at most wait, then
 // compute it themselves (fail open). ttl bounds how long a holder that died
-// keeps the lock. Defaults (0): ttl 10s, wait 5s. Off by default: a lock
-// costs a round trip per miss, and single flight already holds within a
-// process.
+// keeps the lock. Defaults (0): ttl 10s, wait 5s. Both are cut to the
+// compute timeout (WithComputeTimeout) when it is shorter: a lock never
+// outlives the bound of the computation it guards, so a holder whose fn
+// hangs blocks the other instances no longer than that bound. Off by
+// default: a lock costs a round trip per miss, and single flight already
+// holds within a process.
 func WithLock(ttl, wait time.Duration) Option {
 	if ttl <= 0 {
 		ttl = 10 * time.Second
@@ -90,6 +94,37 @@ func WithLock(ttl, wait time.Duration) Option {
 		wait = 5 * time.Second
 	}
 	return func(s *settings) { s.lock, s.lockTTL, s.lockWait = true, ttl, wait }
+}
+
+// DefaultComputeTimeout bounds a computation (WithComputeTimeout) unless
+// the Of says otherwise.
+const DefaultComputeTimeout = 30 * time.Second
+
+// WithComputeTimeout bounds how long a miss of one key may take: the wait
+// for another instance's lock (WithLock) and fn. fn's context carries the
+// deadline; when it passes, the callers waiting for the key are released
+// with an error wrapping context.DeadlineExceeded, whether fn has returned
+// or not. A fn that honours its context then returns, and the next caller
+// of the key starts a new computation.
+//
+// A fn that ignores its context goes on running, abandoned: it is the
+// key's one computation until it returns, so a key has at most one
+// abandoned computation (one goroutine), however many timeouts pass. A
+// caller that comes while it runs does not start another: it waits for it,
+// at most d (and no longer than its own context), and gets its value if it
+// ends with one (Shared), else starts a new computation (waiting for it
+// within the same d); when d passes first, the caller gets an error
+// wrapping context.DeadlineExceeded. A value that an abandoned fn returns
+// late is still stored.
+//
+// Default (0) DefaultComputeTimeout, 30s: longer than any computation worth
+// caching should take, short enough that a computation stuck on a
+// connection without a deadline does not hold its key, and every request
+// of it, until the process restarts. plinth.Off (any negative d) removes
+// the bound: the callers of a key whose fn never returns then wait until
+// their own contexts end, and the key stays blocked.
+func WithComputeTimeout(d time.Duration) Option {
+	return func(s *settings) { s.timeout = d }
 }
 
 // WithLogger sets where Store failures are logged (at most one line a
@@ -121,12 +156,45 @@ type Of[T any] struct {
 	failures atomic.Uint64
 }
 
+// A call is the computation of one key, from its first caller until fn
+// returns (or panics); it stays in Of.calls all that time, so that a key
+// never has two computations running in an Of.
 type call[T any] struct {
-	done chan struct{}
-	v    T
-	out  Outcome
-	err  error
+	done  chan struct{} // closed when fn returned, or when the compute timeout passed
+	ended chan struct{} // closed when fn returned
+
+	// expired (set under Of.mu, before done is closed, and never reset)
+	// says that done was closed by the compute timeout: fn was then
+	// abandoned, and the callers released by done get the timeout's
+	// error.
+	expired bool
+	// released (under Of.mu) says done was closed.
+	released bool
+
+	// fn's result, set before ended is closed (and before done when fn
+	// returned in time).
+	v   T
+	out Outcome
+	err error
 }
+
+// timeoutError is the error of callers released by the compute timeout.
+type timeoutError struct {
+	key string
+	d   time.Duration
+	// waited: the caller waited for an abandoned computation (one that
+	// had passed its timeout already) and d passed again.
+	waited bool
+}
+
+func (e *timeoutError) Error() string {
+	if e.waited {
+		return fmt.Sprintf("cache: computing %q: an abandoned computation of the key (past its compute timeout) still runs after another %v", e.key, e.d)
+	}
+	return fmt.Sprintf("cache: computing %q took longer than the compute timeout (%v)", e.key, e.d)
+}
+
+func (e *timeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 // valueEntry is what an Of keeps in a ValueStore.
 type valueEntry[T any] struct {
@@ -165,6 +233,13 @@ func New[T any](store Store, opts ...Option) *Of[T] {
 	if l, ok := store.(Locker); ok && o.set.lock {
 		o.locker = l
 	}
+	if o.set.timeout == 0 {
+		o.set.timeout = DefaultComputeTimeout
+	}
+	if d := o.set.timeout; d > 0 {
+		o.set.lockTTL = min(o.set.lockTTL, d)
+		o.set.lockWait = min(o.set.lockWait, d)
+	}
 	return o
 }
 
@@ -189,9 +264,14 @@ func (o *Of[T]) Remember(ctx context.Context, key string, ttl time.Duration, fn 
 //
 // fn runs once for concurrent misses of key in this process, in a goroutine
 // of its own under a context that keeps ctx's values but not its
-// cancellation (so that the first caller leaving does not fail the others);
-// each caller waits for it until its own ctx ends (then returns ctx's
-// error). A panic in fn is returned to every waiter as an error.
+// cancellation (so that the first caller leaving does not fail the others)
+// and carries the compute timeout's deadline (WithComputeTimeout, default
+// 30s); each caller waits for it until its own ctx ends (then returns ctx's
+// error) or the timeout passes (then returns an error wrapping
+// context.DeadlineExceeded). A key has one computation at a time in an Of,
+// so one that ignores its context and runs on past its timeout is the
+// key's only abandoned one (see WithComputeTimeout). A panic in fn is
+// returned to every waiter as an error.
 func (o *Of[T]) Fetch(ctx context.Context, key string, ttl time.Duration, fn func(context.Context) (T, error)) (T, Outcome, error) {
 	var zero T
 	if len(key) > MaxKeyLen {
@@ -204,46 +284,120 @@ func (o *Of[T]) Fetch(ctx context.Context, key string, ttl time.Duration, fn fun
 		return zero, Miss, err
 	}
 
-	o.mu.Lock()
-	c := o.calls[key]
-	leader := c == nil
-	if leader {
-		c = &call[T]{done: make(chan struct{})}
-		o.calls[key] = c
-	}
-	o.mu.Unlock()
-	if leader {
-		go o.run(context.WithoutCancel(ctx), c, key, ttl, fn)
-	}
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		return zero, Miss, context.Cause(ctx)
-	}
-	out := c.out
-	if !leader && out == Miss {
-		out = Shared
-	}
-	return c.v, out, c.err
+	return o.miss(ctx, key, ttl, fn)
 }
 
-// run computes key for the callers of c.
+// miss waits for the computation of key, starting it when there is none.
+func (o *Of[T]) miss(ctx context.Context, key string, ttl time.Duration, fn func(context.Context) (T, error)) (T, Outcome, error) {
+	var zero T
+	// bound ends the wait of a caller that found an abandoned computation
+	// (nil, which never fires, until then).
+	var bound <-chan time.Time
+	for {
+		o.mu.Lock()
+		c := o.calls[key]
+		leader := c == nil
+		if leader {
+			c = &call[T]{done: make(chan struct{}), ended: make(chan struct{})}
+			o.calls[key] = c
+		}
+		abandoned := c.expired
+		o.mu.Unlock()
+		if leader {
+			go o.run(context.WithoutCancel(ctx), c, key, ttl, fn)
+		}
+		if !abandoned {
+			select {
+			case <-c.done:
+			case <-bound:
+				return zero, Miss, &timeoutError{key: key, d: o.set.timeout, waited: true}
+			case <-ctx.Done():
+				return zero, Miss, context.Cause(ctx)
+			}
+			if c.expired {
+				return zero, Miss, &timeoutError{key: key, d: o.set.timeout}
+			}
+			out := c.out
+			if !leader && out == Miss {
+				out = Shared
+			}
+			return c.v, out, c.err
+		}
+		// fn passed its timeout and still runs: wait for it (at most the
+		// timeout), rather than start a second one.
+		if bound == nil {
+			t := time.NewTimer(o.set.timeout)
+			defer t.Stop()
+			bound = t.C
+		}
+		select {
+		case <-c.ended:
+		case <-bound:
+			return zero, Miss, &timeoutError{key: key, d: o.set.timeout, waited: true}
+		case <-ctx.Done():
+			return zero, Miss, context.Cause(ctx)
+		}
+		if c.err == nil {
+			out := c.out
+			if out == Miss {
+				out = Shared
+			}
+			return c.v, out, nil
+		}
+		// It failed: the key is free; start (or join) a new computation,
+		// still within bound.
+	}
+}
+
+// run computes key for the callers of c, within the compute timeout.
 func (o *Of[T]) run(ctx context.Context, c *call[T], key string, ttl time.Duration, fn func(context.Context) (T, error)) {
+	fnCtx, cancel := ctx, context.CancelFunc(func() {})
+	stop := func() bool { return false }
+	if d := o.set.timeout; d > 0 {
+		fnCtx, cancel = context.WithTimeoutCause(ctx, d, &timeoutError{key: key, d: d})
+		// The deadline releases the waiters, whether fn returns or not.
+		stop = context.AfterFunc(fnCtx, func() { o.expire(c) })
+	}
+	var (
+		v   T
+		out Outcome
+		err error
+	)
 	defer func() {
 		if p := recover(); p != nil {
-			c.err = fmt.Errorf("cache: the function computing %q panicked: %v", key, p)
+			err = fmt.Errorf("cache: the function computing %q panicked: %v", key, p)
 		}
+		stop()
+		cancel()
 		o.mu.Lock()
+		c.v, c.out, c.err = v, out, err
+		if !c.released {
+			c.released = true
+			close(c.done)
+		}
 		delete(o.calls, key)
+		close(c.ended)
 		o.mu.Unlock()
-		close(c.done)
 	}()
-	c.v, c.out, c.err = o.fill(ctx, key, ttl, fn)
+	v, out, err = o.fill(fnCtx, ctx, key, ttl, fn)
+}
+
+// expire releases the callers of c when its compute timeout passes before
+// fn returns.
+func (o *Of[T]) expire(c *call[T]) {
+	o.mu.Lock()
+	if !c.released {
+		c.released, c.expired = true, true
+		close(c.done)
+	}
+	o.mu.Unlock()
 }
 
 // fill computes key and stores it: the generations of its tags are read
-// first, so that an invalidation during fn leaves the entry stale.
-func (o *Of[T]) fill(ctx context.Context, key string, ttl time.Duration, fn func(context.Context) (T, error)) (T, Outcome, error) {
+// first, so that an invalidation during fn leaves the entry stale. ctx
+// (fn's) carries the compute timeout; the value is stored under storeCtx,
+// without it, so that a value fn returned late is still kept.
+func (o *Of[T]) fill(ctx, storeCtx context.Context, key string, ttl time.Duration, fn func(context.Context) (T, error)) (T, Outcome, error) {
 	gens, err := o.generations(ctx)
 	storeOK := err == nil
 	if err != nil {
@@ -257,6 +411,12 @@ func (o *Of[T]) fill(ctx context.Context, key string, ttl time.Duration, fn func
 		if release != nil {
 			defer release()
 		}
+		// The wait for the lock may have used up the time (its bound is
+		// the timeout's): fn would start with its deadline passed.
+		if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+			var zero T
+			return zero, Miss, &timeoutError{key: key, d: o.set.timeout}
+		}
 	}
 	v, err := fn(ctx)
 	if err != nil {
@@ -265,7 +425,7 @@ func (o *Of[T]) fill(ctx context.Context, key string, ttl time.Duration, fn func
 	if !storeOK {
 		return v, Bypassed, nil
 	}
-	if err := o.put(ctx, key, v, gens, ttl); err != nil {
+	if err := o.put(storeCtx, key, v, gens, ttl); err != nil {
 		o.fail(err, "storing "+key)
 		return v, Bypassed, nil
 	}

@@ -1,8 +1,9 @@
 // Package cachetest is the conformance suite every cache.Store runs (Memory
 // here, Redis and otter in their modules), so that each feature of package
 // cache works the same on each: entries and TTLs, bad keys, counters,
-// locks, and Of's single flight, tags and outcomes; with two instances on
-// one backend, a hit across them and a stampede computed once between them.
+// locks, and Of's single flight, compute timeout, tags and outcomes; with
+// two instances on one backend, a hit across them, a stampede computed once
+// between them and a lock that does not outlive the compute timeout.
 package cachetest
 
 import (
@@ -46,6 +47,8 @@ func Run(t *testing.T, c Config) {
 	t.Run("tags", func(t *testing.T) { testTags(t, open(t)) })
 	t.Run("errors and panics", func(t *testing.T) { testErrors(t, open(t)) })
 	t.Run("lock held by a dead holder", func(t *testing.T) { testDeadHolder(t, open(t)) })
+	t.Run("compute timeout", func(t *testing.T) { testComputeTimeout(t, open(t)) })
+	t.Run("compute timeout: abandoned computation", func(t *testing.T) { testAbandoned(t, open(t)) })
 	if c.Second != nil {
 		second := func(t *testing.T, first cache.Store) cache.Store {
 			s := c.Second(t, first)
@@ -59,6 +62,10 @@ func Run(t *testing.T, c Config) {
 		t.Run("stampede across instances", func(t *testing.T) {
 			a := open(t)
 			testStampedeAcross(t, a, second(t, a))
+		})
+		t.Run("compute timeout across instances", func(t *testing.T) {
+			a := open(t)
+			testComputeTimeoutAcross(t, a, second(t, a))
 		})
 	}
 }
@@ -571,4 +578,135 @@ func testDeadHolder(t *testing.T, s cache.Store) {
 	if v, out, _ := o.Fetch(ctx, "orphan", time.Minute, nil); out != cache.Hit || v != "computed" {
 		t.Fatalf("then: %q, %v; want a hit", v, out)
 	}
+}
+
+// computeTimeout is the compute timeout of the tests below: short, since
+// they wait for it; the waits they check are bounded by seconds.
+const computeTimeout = 200 * time.Millisecond
+
+// testComputeTimeout: a fn that honours its context and never finishes:
+// its context carries the deadline; at it, the caller gets an error
+// wrapping context.DeadlineExceeded (the compute timeout's, its own
+// context has seconds left); then the key is free: the next caller
+// computes.
+func testComputeTimeout(t *testing.T, s cache.Store) {
+	o := cache.New[string](s, cache.WithComputeTimeout(computeTimeout))
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	_, err := o.Remember(ctx, "hangs", time.Minute, func(fctx context.Context) (string, error) {
+		if _, ok := fctx.Deadline(); !ok {
+			t.Error("fn's context has no deadline")
+		}
+		<-fctx.Done()
+		return "", fctx.Err()
+	})
+	if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+		t.Fatalf("a computation past the compute timeout: err = %v (the caller's context: %v); want the compute timeout's context.DeadlineExceeded", err, ctx.Err())
+	}
+	// fn has returned, or is about to: the next caller computes.
+	v, err := o.Remember(ctx, "hangs", time.Minute, func(context.Context) (string, error) { return "v", nil })
+	if err != nil || v != "v" {
+		t.Fatalf("the next caller: %q, %v; want a new computation", v, err)
+	}
+	if v, out, _ := o.Fetch(ctx, "hangs", time.Minute, nil); out != cache.Hit || v != "v" {
+		t.Fatalf("then: %q, %v; want a hit", v, out)
+	}
+}
+
+// testAbandoned: a fn that ignores its context goes on running past the
+// timeout, the key's one computation: eight callers that come while it
+// runs get context.DeadlineExceeded and start none; the value it returns
+// late is stored.
+func testAbandoned(t *testing.T, s cache.Store) {
+	o := cache.New[string](s, cache.WithComputeTimeout(computeTimeout))
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	hang := make(chan struct{})
+	var calls atomic.Int32
+	fn := func(context.Context) (string, error) {
+		if calls.Add(1) == 1 {
+			<-hang // ignores its context
+			return "late", nil
+		}
+		return "another", nil
+	}
+	if _, err := o.Remember(ctx, "abandoned", time.Minute, fn); !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+		t.Fatalf("a computation past the compute timeout: err = %v; want the compute timeout's context.DeadlineExceeded", err)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if v, err := o.Remember(ctx, "abandoned", time.Minute, fn); !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+				t.Errorf("a caller while the abandoned computation runs: %q, %v; want the compute timeout's context.DeadlineExceeded", v, err)
+			}
+		})
+	}
+	wg.Wait()
+	if c := calls.Load(); c != 1 {
+		t.Fatalf("%d computations while an abandoned one ran, want it alone", c)
+	}
+	close(hang)
+	waitFor(t, o, "abandoned", "late")
+	if c := calls.Load(); c != 1 {
+		t.Fatalf("%d computations, want 1", c)
+	}
+}
+
+// waitFor polls o until key holds want, for 5s at most.
+func waitFor(t *testing.T, o *cache.Of[string], key, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if v, ok, _ := o.Get(t.Context(), key); ok && v == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not hold %q after 5s", key, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// testComputeTimeoutAcross: locks (WithLock) of a minute, a compute
+// timeout of 200ms: instance a's fn hangs holding the lock, ignoring its
+// context; a's caller gets context.DeadlineExceeded, and instance b then
+// computes the key within seconds, not after the minute of the lock's TTL
+// or wait: the lock does not outlive the compute timeout.
+func testComputeTimeoutAcross(t *testing.T, a, b cache.Store) {
+	lock := cache.WithLock(time.Minute, time.Minute)
+	oa := cache.New[string](a, lock, cache.WithComputeTimeout(computeTimeout))
+	ob := cache.New[string](b, lock, cache.WithComputeTimeout(computeTimeout))
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	hang := make(chan struct{})
+	_, err := oa.Remember(ctx, "held", time.Minute, func(context.Context) (string, error) {
+		<-hang // ignores its context, holding the lock
+		return "a", nil
+	})
+	if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+		t.Fatalf("instance a past the compute timeout: err = %v; want the compute timeout's context.DeadlineExceeded", err)
+	}
+	var calls atomic.Int32
+	for {
+		// The first try may still find a's lock (taken just after a's
+		// computation started): it waits 200ms at most for it.
+		v, out, err := ob.Fetch(ctx, "held", time.Minute, func(context.Context) (string, error) {
+			calls.Add(1)
+			return "b", nil
+		})
+		if err == nil {
+			if v != "b" || out != cache.Miss || calls.Load() != 1 {
+				t.Fatalf("instance b: %q, %v after %d computations; want a miss computing \"b\"", v, out, calls.Load())
+			}
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("instance b still cannot compute after 5s (%v): a's lock outlived the compute timeout", err)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatal(err)
+		}
+	}
+	close(hang)
+	waitFor(t, oa, "held", "a") // the late value is stored too, before the stores close
 }
