@@ -49,7 +49,9 @@ func newExchange(c *conn, lines int) *exchange {
 // connection, whose next request it would otherwise read.
 func (x *exchange) end() {
 	x.ctx.Cancel(context.Canceled)
-	x.body.detach()
+	if x.req.Body == &x.body { // a request without a body has http.NoBody
+		x.body.detach()
+	}
 }
 
 // reqBody is the Body of one request: it reads the connection's body

@@ -3,15 +3,17 @@
 // framework rather than for generality. A goroutine serves each connection
 // on Go's netpoller; the request head is checked as it arrives, copied into
 // one string (one per request, or one per batch of pipelined GET and HEAD
-// requests) and sliced where the check found its parts; the *http.Request,
-// its Header map, URL and body reader are reused from one request of a
-// connection to the next; responses go through a
-// reusable writer and are sent when no pipelined request is waiting, so a
-// pipelined batch is answered with one write.
+// requests) and sliced where the check found its parts; each request gets
+// its own *http.Request, Header map, URL, context and Body (see exchange),
+// while what the handler never sees (the read buffer, the response writer
+// and its buffers) is reused from one request of a connection to the next;
+// responses are sent when no pipelined request is waiting, so a pipelined
+// batch is answered with one write.
 //
 // It speaks HTTP/1.x in clear text only. What differs from net/http is
-// listed in docs/engine.md; the main contract is that a handler must not
-// keep the request, its Header, URL or Body after it returns.
+// listed in docs/engine.md; as on net/http, a handler may keep its request
+// (a goroutine may read it after the handler returned), but not its
+// ResponseWriter.
 package engine
 
 import (
