@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/api"
@@ -19,6 +20,8 @@ type services struct {
 	jobs    *jobs.Client
 	reports *reports
 	mail    *mailer
+
+	sleepMu sync.Mutex // one sleep enqueue at a time in this process: its count and its insert
 }
 
 // newApp opens the queue, the cache and the mailer named by the
@@ -40,6 +43,10 @@ func newApp(ctx context.Context, db *data.DB) (*plinth.App, error) {
 	if err != nil {
 		return nil, err
 	}
+	adm, err := newAdmin(app)
+	if err != nil {
+		return nil, err
+	}
 	registerWorkers(client, db)
 	if err := every(client, tickEvery, tickJob{}); err != nil {
 		return nil, err
@@ -53,11 +60,15 @@ func newApp(ctx context.Context, db *data.DB) (*plinth.App, error) {
 			"GET /report/{k}", "POST /cache/invalidate?tag=report", "GET /readyz"}})
 	})
 	app.Post("/signup", s.signup(api.NewBinder[signupInput](api.Config{})))
-	app.Post("/jobs/sleep", s.sleep(api.NewBinder[sleepInput](api.Config{})))
-	app.Post("/jobs/unique", s.unique(api.NewBinder[uniqueInput](api.Config{})))
-	app.Get("/jobs/{id}", s.job)
 	app.Get("/report/{k}", s.report)
-	app.Post("/cache/invalidate", s.invalidate)
+	// The operators' endpoints: a bearer token (PLINTH_ADMIN_TOKEN), or
+	// disabled. Anyone could otherwise read any job (sequential IDs), fill
+	// the workers with sleeps, or drop the cache at will.
+	ops := app.With(adm.require)
+	ops.Post("/jobs/sleep", s.sleep(api.NewBinder[sleepInput](api.Config{})))
+	ops.Post("/jobs/unique", s.unique(api.NewBinder[uniqueInput](api.Config{})))
+	ops.Get("/jobs/{id}", s.job)
+	ops.Post("/cache/invalidate", s.invalidate)
 	return app, nil
 }
 
@@ -158,18 +169,52 @@ func (s *services) signup(b *api.Binder[signupInput]) plinth.HandlerFunc {
 	}
 }
 
-// sleepInput is POST /jobs/sleep's body.
+// sleepInput is POST /jobs/sleep's body: ms from 0 to maxSleepMS (one
+// minute), else 422.
 type sleepInput struct {
-	MS  int    `json:"ms" validate:"min=0,max=600000"`
+	MS  int    `json:"ms" validate:"min=0,max=60000"`
 	Tag string `json:"tag" validate:"required,maxLength=64,pattern=^[A-Za-z0-9_.:-]+$"`
 }
 
-// sleep enqueues a sleepJob: 202 {job_id}.
+// The bounds of POST /jobs/sleep.
+const (
+	// maxSleepMS is the longest sleep, in milliseconds (sleepInput's
+	// max): a sleep holds a worker all along.
+	maxSleepMS = 60000
+	// maxSleepsInFlight is the number of sleep jobs that may wait or run
+	// at once (available, scheduled, running or retryable), across the
+	// deployment: fewer than the queue's workers (jobs.DefaultConcurrency,
+	// 10, per worker process), so that sleeps never hold every worker
+	// and the welcome mails still go out. One more is a 429 problem.
+	maxSleepsInFlight = 4
+	// sleepRetryAfter is the Retry-After of that 429, in seconds: about
+	// when a sleep of a few seconds, the usual, has made room.
+	sleepRetryAfter = "5"
+)
+
+// unfinished are the states of a job that waits or runs.
+var unfinished = []jobs.State{jobs.StateAvailable, jobs.StateScheduled, jobs.StateRunning, jobs.StateRetryable}
+
+// sleep enqueues a sleepJob: 202 {job_id}; 429 when maxSleepsInFlight
+// sleeps already wait or run. The count and the insert are serialised in
+// this process; two web processes enqueueing at the same instant may each
+// pass the count, so the bound can be passed by one per extra web process.
 func (s *services) sleep(b *api.Binder[sleepInput]) plinth.HandlerFunc {
 	return func(c *plinth.Ctx) error {
 		var in sleepInput
 		if err := b.Bind(c, &in); err != nil {
 			return err
+		}
+		s.sleepMu.Lock()
+		defer s.sleepMu.Unlock()
+		waiting, err := s.jobs.Backend().List(c.Context(), jobs.ListParams{
+			Kinds: []string{sleepJob{}.Kind()}, States: unfinished, Limit: maxSleepsInFlight})
+		if err != nil {
+			return err
+		}
+		if len(waiting) >= maxSleepsInFlight {
+			c.Header().Set("Retry-After", sleepRetryAfter)
+			return plinth.Errorf(http.StatusTooManyRequests, "%d sleep jobs already wait or run, the most this service takes at once: try again when one has finished", maxSleepsInFlight)
 		}
 		res, err := s.jobs.Enqueue(c.Context(), sleepJob(in))
 		if err != nil {
@@ -214,7 +259,9 @@ type jobView struct {
 	Errors  []jobs.AttemptError `json:"errors"`
 }
 
-// job answers {state, attempt, errors} for a job; 404 for an unknown ID.
+// job answers {state, attempt, errors} for a job, the addresses in its
+// errors redacted; 404 for an unknown ID. It is an operators' endpoint
+// (admin.require): job IDs are sequential.
 func (s *services) job(c *plinth.Ctx) error {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
@@ -227,10 +274,7 @@ func (s *services) job(c *plinth.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v := jobView{ID: info.ID, Kind: info.Kind, State: info.State, Attempt: info.Attempt, Errors: info.Errors}
-	if v.Errors == nil {
-		v.Errors = []jobs.AttemptError{}
-	}
+	v := jobView{ID: info.ID, Kind: info.Kind, State: info.State, Attempt: info.Attempt, Errors: redactJobErrors(info.Errors)}
 	return c.JSON(http.StatusOK, &v)
 }
 

@@ -547,6 +547,14 @@ func checkSMTPReplies(t *testing.T, e engine) {
 	if s.Attempt != 1 || len(s.Errors) != 1 || !strings.Contains(s.Errors[0].Error, "550") {
 		t.Errorf("after a 550: %+v, want discarded at attempt 1 with the 550 recorded", s)
 	}
+	// The reply names the recipient: neither the answer nor the queue's
+	// table keeps the address (an operator reads the error; the address is
+	// the user's).
+	for i, e := range append([]string{s.Errors[0].Error}, w.storedErrors(made.JobID)...) {
+		if strings.Contains(e, "@") || !strings.Contains(e, "<[address]>: no such user") {
+			t.Errorf("job error %d %q: want the 550 with the address redacted", i, e)
+		}
+	}
 	if n := len(w.mail.to("refused@example.com")); n != 0 {
 		t.Errorf("%d mails accepted for the refused address", n)
 	}
@@ -664,6 +672,8 @@ func TestCheckBadEnvironment(t *testing.T) {
 		{"PLINTH_CACHE_URL=memcached://127.0.0.1:11211", "PLINTH_CACHE_URL"},
 		{"PLINTH_MAIL_URL=ftp://127.0.0.1", "PLINTH_MAIL_URL"},
 		{"PLINTH_MAIL_FROM=not an address", "PLINTH_MAIL_FROM"},
+		{"PLINTH_ADMIN_TOKEN=short", "PLINTH_ADMIN_TOKEN"},
+		{"PLINTH_ADMIN_TOKEN=a token with spaces in it", "PLINTH_ADMIN_TOKEN"},
 		{"PLINTH_DATABASE_URL=mysql://127.0.0.1/x", "mysql://"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a process that serves is killed

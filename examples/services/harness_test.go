@@ -113,6 +113,7 @@ type world struct {
 	mail     *catcher
 	db       *sql.DB
 	env      []string // more variables for every instance
+	token    string   // PLINTH_ADMIN_TOKEN of every instance, sent by do; "" for none
 
 	dropDatabase func() // PostgreSQL: drops the world's database (it is dropped at the end anyway)
 }
@@ -123,7 +124,7 @@ var worldSeq atomic.Int64
 // directory, or a PostgreSQL database dropped at the end) and a catcher.
 func newWorld(t *testing.T, e engine) *world {
 	t.Helper()
-	w := &world{t: t, engine: e, mail: newCatcher(t)}
+	w := &world{t: t, engine: e, mail: newCatcher(t), token: checkToken}
 	switch e {
 	case onSQLite:
 		w.dbURL = "sqlite:" + filepath.Join(t.TempDir(), "services.db")
@@ -192,7 +193,12 @@ type instance struct {
 	exited chan struct{}
 	err    error // cmd.Wait's, once exited is closed
 	client *http.Client
+	token  string // sent as Authorization: Bearer by do, unless ""
 }
+
+// checkToken is the operators' token (PLINTH_ADMIN_TOKEN) the check's
+// instances get, and send on every request.
+const checkToken = "check-admin-token-0123456789abcdef"
 
 // start runs an instance in role (web, worker or all) with the world's
 // variables and extra ones (NAME=value), and waits until it answers
@@ -216,12 +222,15 @@ func (w *world) start(role string, extra ...string) *instance {
 	if w.cacheURL != "" {
 		env = append(env, "PLINTH_CACHE_URL="+w.cacheURL)
 	}
+	if w.token != "" {
+		env = append(env, "PLINTH_ADMIN_TOKEN="+w.token)
+	}
 	env = append(env, w.env...)
 	env = append(env, extra...)
 	cmd := exec.Command(bin)
 	cmd.Env = append(cleanEnviron(), env...)
 	in := &instance{t: w.t, name: role + "@" + addr, addr: addr, cmd: cmd, logs: &lockedBuffer{},
-		exited: make(chan struct{}), client: &http.Client{Timeout: 10 * time.Second}}
+		exited: make(chan struct{}), client: &http.Client{Timeout: 10 * time.Second}, token: w.token}
 	cmd.Stdout, cmd.Stderr = in.logs, in.logs
 	if err := cmd.Start(); err != nil {
 		w.t.Fatal(err)
@@ -266,9 +275,15 @@ func cleanEnviron() []string {
 	return env
 }
 
-// do sends a request with a JSON body (nil for none) and returns the
-// response and its body.
+// do sends a request with a JSON body (nil for none) and the instance's
+// operators' token, and returns the response and its body.
 func (in *instance) do(method, path string, body any) (*http.Response, []byte) {
+	in.t.Helper()
+	return in.doAs("Bearer "+in.token, method, path, body)
+}
+
+// doAs is do with the Authorization header given ("" for none).
+func (in *instance) doAs(authorization, method, path string, body any) (*http.Response, []byte) {
 	in.t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -289,6 +304,9 @@ func (in *instance) do(method, path string, body any) (*http.Response, []byte) {
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if authorization != "" && authorization != "Bearer " {
+		req.Header.Set("Authorization", authorization)
 	}
 	res, err := in.client.Do(req)
 	if err != nil {

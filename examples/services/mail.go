@@ -34,7 +34,8 @@ type mailer struct {
 // openMailer opens the transport PLINTH_MAIL_URL names (log: by default,
 // smtp:// and smtps:// through the mail/smtp module), registers the worker
 // that delivers queued mail on client (in every role: a web process
-// enqueues), and adds the degraded readiness check "mail".
+// enqueues; its errors, which the queue records, have their addresses
+// redacted), and adds the degraded readiness check "mail".
 func openMailer(app *plinth.App, client *jobs.Client) (*mailer, error) {
 	from := cmp.Or(os.Getenv(mail.EnvFrom), defaultFrom)
 	transport, err := mail.Attach(app, mail.Config{Openers: smtpmail.Openers(), From: from})
@@ -49,7 +50,7 @@ func openMailer(app *plinth.App, client *jobs.Client) (*mailer, error) {
 	if err != nil {
 		return nil, err
 	}
-	mail.HandleQueued(client, transport)
+	mail.HandleQueued(client, redactingMailer{next: transport}) // a job's recorded errors name no address
 	app.DegradedCheck("mail", 2*time.Second, func(ctx context.Context) error { return mail.Ping(ctx, transport) })
 	return &mailer{templates: t, queued: mail.NewQueued(client), from: from}, nil
 }

@@ -17,6 +17,8 @@
 //	PLINTH_MAIL_URL='smtp://127.0.0.1:1025?tls=none' \
 //	PLINTH_ROLE=web go run ./examples/services       # and PLINTH_ROLE=worker in another
 //
+// The job endpoints and the cache invalidation are for operators: they
+// take PLINTH_ADMIN_TOKEN as a bearer token, and are disabled without it.
 // README.md beside this file describes each endpoint and variable.
 package main
 
