@@ -103,7 +103,7 @@ func (c *Ctx) runWithTimeout(next HandlerFunc, d time.Duration, now time.Time) (
 		} else {
 			// Nothing outside this function ever had dc, and the timer no
 			// longer finds it: the next request reuses it.
-			dc.Reset(nil)
+			dc.Reset(context.Background()) // drops the request's context
 			dc.outer = nil
 			dc.lifted.Store(false)
 			st.spare = dc

@@ -54,7 +54,7 @@ type conn struct {
 	linger     bool // close with a half-close and a wait (a body too big to discard)
 	hijacked   bool
 	kept       bool             // a request was served and the connection kept: the next wait is net/http's Peek(4)
-	released   *releasedRequest // plinth_enginepoison: the last request, to check it was left alone
+	poisonState // plinth_enginepoison: the last request, to check it was left alone (empty otherwise)
 }
 
 func newConn(s *Server, nc net.Conn) *conn {

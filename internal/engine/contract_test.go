@@ -28,16 +28,14 @@ import (
 // lateRead is what a goroutine read of its request after the handler
 // returned.
 type lateRead struct {
-	want                       string // the secret the request carried
-	header, path, query, host  string
-	ctxErr                     error
-	body                       string
-	bodyErr                    error
-	trailer                    string
-	contextDoneAfterReturn     bool
-	method, remote, userAgent  string
-	wantMethod, wantUserAgent  string
-	wantRemotePrefix, wantPath string
+	want                      string // the secret the request carried
+	header, path, query, host string
+	ctxErr                    error
+	body                      string
+	bodyErr                   error
+	trailer                   string
+	contextDoneAfterReturn    bool
+	method, remote, userAgent string
 }
 
 // TestLateReadersSeeTheirOwnRequest: a handler hands its request to a

@@ -35,6 +35,9 @@ func checkReleased(c *conn) {
 	}
 }
 
+// poisonState is the connection's note of its last request.
+type poisonState struct{ released *releasedRequest }
+
 type releasedRequest struct {
 	r      *http.Request
 	method string
