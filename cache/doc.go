@@ -1,7 +1,7 @@
 // Package cache keeps what is expensive to compute: a Store of bytes with
 // time-to-live (Memory, a bounded sharded LRU in this package; Redis and
-// otter in the modules github.com/plinth-go/plinth/cache/redis and
-// github.com/plinth-go/plinth/cache/otter), and Of[T], a typed view with
+// otter in the modules github.com/plinth-go/plinth/cache/rediscache and
+// github.com/plinth-go/plinth/cache/ottercache), and Of[T], a typed view with
 // Remember, which computes a missing value once however many requests ask
 // for it at the same time.
 //

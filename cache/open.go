@@ -15,7 +15,7 @@ import (
 // EnvURL is the environment variable that names the Store: "memory:" (the
 // default), "memory:?max_entries=N&max_bytes=N&shards=N", or a URL whose
 // scheme an Opener given to Open handles ("redis://host:6379/0" with the
-// cache/redis module).
+// cache/rediscache module).
 const EnvURL = "PLINTH_CACHE_URL"
 
 // DefaultURL is the Store used when neither Config.URL nor PLINTH_CACHE_URL
@@ -41,7 +41,7 @@ type OpenOption struct {
 }
 
 // WithOpener makes Open hand URLs of the given schemes to open. A backend
-// module provides its Opener (the cache/redis module's rediscache.Open for
+// module provides its Opener (the cache/rediscache module's rediscache.Open for
 // "redis" and "rediss"); the core cannot import the backend's client, and a
 // registry passed to the call keeps the choice explicit, with no
 // package-level state.
@@ -92,7 +92,7 @@ func open(cfg Config, lookup func(string) (string, bool), opts []OpenOption) (St
 	}
 	msg := "no opener for scheme " + scheme + ":"
 	if scheme == "redis" || scheme == "rediss" {
-		msg += " pass cache.WithOpener(rediscache.Open, \"redis\", \"rediss\") from github.com/plinth-go/plinth/cache/redis"
+		msg += " pass cache.WithOpener(rediscache.Open, \"redis\", \"rediss\") from github.com/plinth-go/plinth/cache/rediscache"
 	}
 	return nil, &urlError{msg}
 }

@@ -20,7 +20,7 @@ type txState struct {
 }
 
 // InTx is WithTx whose fn receives a context carrying the transaction: code
-// that takes only a context (jobs.Client.Enqueue on jobs/riverjobs, a
+// that takes only a context (jobs.Client.Enqueue on jobs/river, a
 // repository function) joins it through TxFrom, so its writes commit or
 // roll back with fn's. When the transaction is retried (a serialization
 // failure, a deadlock, SQLite busy), fn runs again with a context carrying

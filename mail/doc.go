@@ -16,7 +16,7 @@
 // and display names RFC 2047-encoded, and Date and Message-ID headers.
 //
 // Transports: LogMailer (the development default, "log:"), Memory (tests;
-// the mailtest package asserts on it) and, in the mail/smtp module, SMTP
+// the mailtest package asserts on it) and, in the mail/smtpmail module, SMTP
 // through github.com/wneessen/go-mail. Open resolves PLINTH_MAIL_URL in one
 // place; the SMTP opener comes from the smtp module (Config.Openers), so an
 // application that does not send over SMTP adds nothing to its build list.

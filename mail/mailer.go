@@ -8,7 +8,7 @@ import "context"
 // error for a transient one. Implementations are safe for concurrent use.
 //
 // The transports: LogMailer, Memory, Queued (through the job queue), and
-// smtpmail.Mailer in the mail/smtp module.
+// smtpmail.Mailer in the mail/smtpmail module.
 type Mailer interface {
 	Send(ctx context.Context, m *Message) error
 }

@@ -99,7 +99,7 @@ type Envelope struct {
 // [IPv4] literal, at most 255 octets; ASCII only), no From,
 // no To, an empty Text, a header name that is not a field name or is
 // reserved, an attachment without a filename or with a bad content type.
-// Every Mailer of this package and of mail/smtp calls it first.
+// Every Mailer of this package and of mail/smtpmail calls it first.
 func (m *Message) Validate() error {
 	_, err := m.check()
 	return err

@@ -15,7 +15,7 @@ import (
 // The environment variables Open reads.
 const (
 	// EnvURL selects the transport: "smtp://user:pass@host:587?tls=starttls"
-	// (with the mail/smtp module's openers), "log:" or "memory:".
+	// (with the mail/smtpmail module's openers), "log:" or "memory:".
 	EnvURL = "PLINTH_MAIL_URL"
 	// EnvFrom is the sender of messages without a From.
 	EnvFrom = "PLINTH_MAIL_FROM"
@@ -26,7 +26,7 @@ const (
 // starts).
 const DefaultURL = "log:"
 
-// Opener makes the Mailer for a URL of its scheme. The mail/smtp module's
+// Opener makes the Mailer for a URL of its scheme. The mail/smtpmail module's
 // smtpmail.Openers returns the openers of "smtp" and "smtps".
 type Opener func(u *url.URL) (Mailer, error)
 
@@ -148,7 +148,7 @@ func (c Config) open() (Mailer, error) {
 	slices.Sort(known)
 	hint := ""
 	if u.Scheme == "smtp" || u.Scheme == "smtps" {
-		hint = " (SMTP is in the mail/smtp module: mail.Config{Openers: smtpmail.Openers()})"
+		hint = " (SMTP is in the mail/smtpmail module: mail.Config{Openers: smtpmail.Openers()})"
 	}
 	return nil, fmt.Errorf("mail: %s=%q: unknown scheme %q%s; known: %s", name, Redact(c.URL), u.Scheme, hint, strings.Join(known, ", "))
 }

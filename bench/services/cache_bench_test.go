@@ -14,8 +14,8 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/maypok86/otter/v2"
 	"github.com/plinth-go/plinth/cache"
-	ottercache "github.com/plinth-go/plinth/cache/otter"
-	rediscache "github.com/plinth-go/plinth/cache/redis"
+	ottercache "github.com/plinth-go/plinth/cache/ottercache"
+	rediscache "github.com/plinth-go/plinth/cache/rediscache"
 	"github.com/redis/go-redis/v9"
 )
 

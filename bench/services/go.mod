@@ -4,11 +4,11 @@ go 1.26.0
 
 replace (
 	github.com/plinth-go/plinth => ../..
-	github.com/plinth-go/plinth/cache/otter => ../../cache/otter
-	github.com/plinth-go/plinth/cache/redis => ../../cache/redis
+	github.com/plinth-go/plinth/cache/ottercache => ../../cache/ottercache
+	github.com/plinth-go/plinth/cache/rediscache => ../../cache/rediscache
 	github.com/plinth-go/plinth/data => ../../data
-	github.com/plinth-go/plinth/jobs/riverjobs => ../../jobs/riverjobs
-	github.com/plinth-go/plinth/mail/smtp => ../../mail/smtp
+	github.com/plinth-go/plinth/jobs/river => ../../jobs/river
+	github.com/plinth-go/plinth/mail/smtpmail => ../../mail/smtpmail
 )
 
 require (
@@ -16,11 +16,11 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/maypok86/otter/v2 v2.4.0
 	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
-	github.com/plinth-go/plinth/cache/otter v0.0.0-00010101000000-000000000000
-	github.com/plinth-go/plinth/cache/redis v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth/cache/ottercache v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth/cache/rediscache v0.0.0-00010101000000-000000000000
 	github.com/plinth-go/plinth/data v0.0.0-00010101000000-000000000000
-	github.com/plinth-go/plinth/jobs/riverjobs v0.0.0-00010101000000-000000000000
-	github.com/plinth-go/plinth/mail/smtp v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth/jobs/river v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth/mail/smtpmail v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/riverqueue/river v0.51.2
 	github.com/riverqueue/river/riverdriver/riverdatabasesql v0.51.2

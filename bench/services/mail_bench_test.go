@@ -2,7 +2,7 @@ package services
 
 // The mail benchmarks: one welcome message (a subject, a text part and an
 // HTML part, each through a layout) rendered and sent over SMTP to the
-// in-process catcher mail/smtp/smtptest, by Plinth (mail.Templates and
+// in-process catcher mail/smtpmail/smtptest, by Plinth (mail.Templates and
 // smtpmail) and by raw go-mail (the same templates executed with
 // text/template and html/template, a go-mail Msg, go-mail's Client), in
 // the same run. run-mail.sh runs them; BENCHMARKS.md ("Mail") has the
@@ -23,8 +23,8 @@ import (
 	gomail "github.com/wneessen/go-mail"
 
 	"github.com/plinth-go/plinth/mail"
-	smtpmail "github.com/plinth-go/plinth/mail/smtp"
-	"github.com/plinth-go/plinth/mail/smtp/smtptest"
+	smtpmail "github.com/plinth-go/plinth/mail/smtpmail"
+	"github.com/plinth-go/plinth/mail/smtpmail/smtptest"
 )
 
 // The templates both sides render: a layout and a page for each part.

@@ -26,5 +26,5 @@ cat <<'MD'
 
 Redis: one hit over loopback, raw go-redis v9.23.0 GET beside rediscache's `Store.Get` and `Of[string]` Remember
 hit, and raw GET + `json.Unmarshal` beside `Of[struct]` Remember hit. The allocation bound (at most one more than
-go-redis's GET) is asserted by `TestHitAllocs` in cache/redis; Memory's 0 by `TestHitAllocs` in cache.
+go-redis's GET) is asserted by `TestHitAllocs` in cache/rediscache; Memory's 0 by `TestHitAllocs` in cache.
 MD

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the mail benchmarks (mail_bench_test.go: Plinth's mail.Templates and
 # smtpmail beside raw go-mail, rendering one welcome message and sending it
-# to the in-process catcher mail/smtp/smtptest) and writes
+# to the in-process catcher mail/smtpmail/smtptest) and writes
 #   ../results/mail-<date>.txt   raw `go test -bench` output, the run's command,
 #                                machine and commit on top
 #   ../results/mail-<date>.md    BENCHMARKS.md's "Mail" section (bench/cmd/report
@@ -69,7 +69,7 @@ cat "$tmp/raw.txt" >>"$out"
 	echo "  name HTML-escaped, to one recipient. Plinth: \`mail.Templates.Render\` and \`smtpmail.Mailer.Send\` (the MIME"
 	echo "  form is the core's). go-mail v0.8.1: the same template files executed with text/template and"
 	echo "  html/template, a \`gomail.Msg\` (SetBodyString, AddAlternativeString), \`Client.Send\` (reused) or"
-	echo "  \`DialAndSendWithContext\` (new). Both send to the same in-process catcher (mail/smtp/smtptest, no TLS), in"
+	echo "  \`DialAndSendWithContext\` (new). Both send to the same in-process catcher (mail/smtpmail/smtptest, no TLS), in"
 	echo "  the same rounds; \`TestMailSidesAgree\` checks that both deliver the same subject, text and HTML."
 	echo "- Render: the templates and the MIME form written to io.Discard, no network. Send/conn=reused: one SMTP"
 	echo "  connection for every message (go-mail says NOOP and RSET around each message, Plinth neither);"

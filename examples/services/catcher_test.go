@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plinth-go/plinth/mail/smtp/smtptest"
+	"github.com/plinth-go/plinth/mail/smtpmail/smtptest"
 )
 
-// catcher is the check's SMTP server: the mail/smtp module's in-process
+// catcher is the check's SMTP server: the mail/smtpmail module's in-process
 // catcher (smtptest), plain SMTP, accepting every message unless a reply
 // is scripted for the next recipients ("550 5.1.1 ...", "451 4.3.0 ...").
 type catcher struct {

@@ -11,7 +11,7 @@ import (
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/jobs"
 	"github.com/plinth-go/plinth/mail"
-	smtpmail "github.com/plinth-go/plinth/mail/smtp"
+	smtpmail "github.com/plinth-go/plinth/mail/smtpmail"
 )
 
 // mailFiles holds the welcome mail's templates: welcome.txt (the subject,
@@ -32,7 +32,7 @@ type mailer struct {
 }
 
 // openMailer opens the transport PLINTH_MAIL_URL names (log: by default,
-// smtp:// and smtps:// through the mail/smtp module), registers the worker
+// smtp:// and smtps:// through the mail/smtpmail module), registers the worker
 // that delivers queued mail on client (in every role: a web process
 // enqueues; its errors, which the queue records, have their addresses
 // redacted), and adds the degraded readiness check "mail".

@@ -6,10 +6,10 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/cache"
-	rediscache "github.com/plinth-go/plinth/cache/redis"
+	rediscache "github.com/plinth-go/plinth/cache/rediscache"
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/jobs"
-	riverjobs "github.com/plinth-go/plinth/jobs/riverjobs"
+	riverjobs "github.com/plinth-go/plinth/jobs/river"
 )
 
 // openQueue opens the job queue on db (River's tables are migrated by
@@ -36,7 +36,7 @@ func every(client *jobs.Client, period time.Duration, args jobs.Args) error {
 }
 
 // openCache opens the Store PLINTH_CACHE_URL names (memory: by default,
-// redis:// and rediss:// through the cache/redis module) and adds its
+// redis:// and rediss:// through the cache/rediscache module) and adds its
 // degraded readiness check "cache" (cache.Attach).
 func openCache(app *plinth.App) (cache.Store, error) {
 	store, err := cache.Open(cache.Config{}, cache.WithOpener(rediscache.Open, "redis", "rediss"))

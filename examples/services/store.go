@@ -6,7 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/plinth-go/plinth/data"
-	riverjobs "github.com/plinth-go/plinth/jobs/riverjobs"
+	riverjobs "github.com/plinth-go/plinth/jobs/river"
 )
 
 // migrations holds the schema (users, effects), one directory per engine.

@@ -24,8 +24,8 @@ var ownDocTests = map[string]string{
 	"github.com/plinth-go/plinth/web/redisstore":        "web/redisstore",
 	"github.com/plinth-go/plinth/web/pgstore":           "web/pgstore",
 	"github.com/plinth-go/plinth/ws":                    "ws",
-	"github.com/plinth-go/plinth/mail/smtp":             "mail/smtp",
-	"github.com/plinth-go/plinth/cache/redis":           "cache/redis",
+	"github.com/plinth-go/plinth/mail/smtpmail":         "mail/smtpmail",
+	"github.com/plinth-go/plinth/cache/rediscache":      "cache/rediscache",
 }
 
 // TestDocSnippets compiles every ```go block of README.md, the other

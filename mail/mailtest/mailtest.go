@@ -1,6 +1,6 @@
 // Package mailtest helps test code that sends mail: assertions on a
 // mail.Memory transport, and Parse, which reads a message's MIME form
-// (from Memory.Raw, or from an SMTP catcher such as mail/smtp/smtptest)
+// (from Memory.Raw, or from an SMTP catcher such as mail/smtpmail/smtptest)
 // back into its subject, text, HTML and attachments.
 package mailtest
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/plinth-go/plinth/cache"
 	"github.com/plinth-go/plinth/cache/cachetest"
-	ottercache "github.com/plinth-go/plinth/cache/otter"
+	ottercache "github.com/plinth-go/plinth/cache/ottercache"
 )
 
 func TestConformance(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plinth-go/plinth/mail/smtp/smtptest"
+	"github.com/plinth-go/plinth/mail/smtpmail/smtptest"
 )
 
 // TestStandardClient: net/smtp's client (STARTTLS, AUTH PLAIN) delivers

@@ -1,4 +1,4 @@
-module github.com/plinth-go/plinth/jobs/riverjobs
+module github.com/plinth-go/plinth/jobs/river
 
 go 1.26.0
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth/mail"
-	smtpmail "github.com/plinth-go/plinth/mail/smtp"
-	"github.com/plinth-go/plinth/mail/smtp/smtptest"
+	smtpmail "github.com/plinth-go/plinth/mail/smtpmail"
+	"github.com/plinth-go/plinth/mail/smtpmail/smtptest"
 )
 
 // TestEnvelopeOnTheWire: what the server receives in MAIL FROM and RCPT TO

@@ -12,5 +12,5 @@ import (
 // others; it leaves these here because go-mail is in this module's go.sum,
 // not the core's.
 func TestDocSnippets(t *testing.T) {
-	doccheck.CheckModule(t, "../..", "github.com/plinth-go/plinth/mail/smtp", "docs/mail.md")
+	doccheck.CheckModule(t, "../..", "github.com/plinth-go/plinth/mail/smtpmail", "docs/mail.md")
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth/cache"
-	rediscache "github.com/plinth-go/plinth/cache/redis"
+	rediscache "github.com/plinth-go/plinth/cache/rediscache"
 	"github.com/redis/go-redis/v9"
 )
 

@@ -4,7 +4,7 @@
 // one JSON line per accepted message on standard output, until SIGINT or
 // SIGTERM.
 //
-//	go run ./mail/smtp/cmd/smtpcatcher -addr 127.0.0.1:2525 -script 'DATA=451 4.3.0 later;DATA=451 4.3.0 later'
+//	go run ./mail/smtpmail/cmd/smtpcatcher -addr 127.0.0.1:2525 -script 'DATA=451 4.3.0 later;DATA=451 4.3.0 later'
 //
 // Each line: {"from", "to", "subject", "text", "html", "parts", "tls",
 // "auth", "conn", "raw"}: the envelope, the decoded subject, text and HTML
@@ -25,7 +25,7 @@ import (
 	"syscall"
 
 	"github.com/plinth-go/plinth/mail/mailtest"
-	"github.com/plinth-go/plinth/mail/smtp/smtptest"
+	"github.com/plinth-go/plinth/mail/smtpmail/smtptest"
 )
 
 type line struct {

@@ -1,4 +1,4 @@
-module github.com/plinth-go/plinth/cache/redis
+module github.com/plinth-go/plinth/mail/smtpmail
 
 go 1.26.0
 
@@ -6,12 +6,11 @@ replace github.com/plinth-go/plinth => ../..
 
 require (
 	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
-	github.com/redis/go-redis/v9 v9.23.0
+	github.com/wneessen/go-mail v0.8.1
 )
 
 require (
-	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/term v0.48.0 // indirect

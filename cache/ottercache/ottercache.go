@@ -5,7 +5,7 @@
 // cache.ValueStore (an Of[T] hit costs no decoding) and a cache.Locker (in
 // this process).
 //
-// The module is github.com/plinth-go/plinth/cache/otter; the package is
+// The module is github.com/plinth-go/plinth/cache/ottercache; the package is
 // named ottercache so that it does not shadow otter.
 package ottercache
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/plinth-go/plinth/mail"
 	"github.com/plinth-go/plinth/mail/mailtest"
-	smtpmail "github.com/plinth-go/plinth/mail/smtp"
-	"github.com/plinth-go/plinth/mail/smtp/smtptest"
+	smtpmail "github.com/plinth-go/plinth/mail/smtpmail"
+	"github.com/plinth-go/plinth/mail/smtpmail/smtptest"
 )
 
 func message() *mail.Message {

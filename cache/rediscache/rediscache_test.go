@@ -16,7 +16,7 @@ import (
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/cache"
 	"github.com/plinth-go/plinth/cache/cachetest"
-	rediscache "github.com/plinth-go/plinth/cache/redis"
+	rediscache "github.com/plinth-go/plinth/cache/rediscache"
 	"github.com/redis/go-redis/v9"
 )
 

@@ -1,4 +1,4 @@
-module github.com/plinth-go/plinth/cache/otter
+module github.com/plinth-go/plinth/cache/ottercache
 
 go 1.26.0
 

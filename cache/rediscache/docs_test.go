@@ -10,5 +10,5 @@ import (
 // documentation that import this module; the core's TestDocSnippets leaves
 // them here because go-redis is in this module's go.sum, not the core's.
 func TestDocSnippets(t *testing.T) {
-	doccheck.CheckModule(t, "../..", "github.com/plinth-go/plinth/cache/redis", "docs/cache.md (Configuration)")
+	doccheck.CheckModule(t, "../..", "github.com/plinth-go/plinth/cache/rediscache", "docs/cache.md (Configuration)")
 }

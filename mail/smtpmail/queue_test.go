@@ -9,8 +9,8 @@ import (
 	"github.com/plinth-go/plinth/jobs"
 	"github.com/plinth-go/plinth/jobs/jobstest"
 	"github.com/plinth-go/plinth/mail"
-	smtpmail "github.com/plinth-go/plinth/mail/smtp"
-	"github.com/plinth-go/plinth/mail/smtp/smtptest"
+	smtpmail "github.com/plinth-go/plinth/mail/smtpmail"
+	"github.com/plinth-go/plinth/mail/smtpmail/smtptest"
 )
 
 func queued(t *testing.T, s *smtptest.Server) (*jobstest.Backend, *jobs.Client, *mail.Queued) {

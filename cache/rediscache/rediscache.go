@@ -4,7 +4,7 @@
 // token, released by a script that checks it), so that every feature of
 // package cache works the same on Memory and on Redis.
 //
-// The module is github.com/plinth-go/plinth/cache/redis; the package is
+// The module is github.com/plinth-go/plinth/cache/rediscache; the package is
 // named rediscache so that it does not shadow go-redis's redis.
 //
 // Keys: an entry lives at Prefix+key, a tag's generation at
