@@ -36,24 +36,48 @@ func Problem(err error) (*plinth.Problem, bool) {
 	if errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx.ErrNoRows) || errors.Is(err, ErrNotFound) {
 		return plinth.Error(http.StatusNotFound, "the record does not exist").Wrap(err), true
 	}
-	if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
-		switch pe.Code {
-		case "23505":
-			return conflictUnique(err), true
-		case "23503":
-			return conflictReference(err), true
-		}
-		return nil, false
-	}
-	if se, ok := errors.AsType[*sqlite.Error](err); ok {
-		switch se.Code() {
-		case sqliteConstraintUnique, sqliteConstraintPK:
-			return conflictUnique(err), true
-		case sqliteConstraintFK:
-			return conflictReference(err), true
-		}
+	switch {
+	case IsUniqueViolation(err):
+		return conflictUnique(err), true
+	case isForeignKeyViolation(err):
+		return conflictReference(err), true
 	}
 	return nil, false
+}
+
+// IsUniqueViolation reports whether err (or an error it wraps) is a unique
+// or primary-key violation: PostgreSQL's 23505 (unique_violation, which
+// primary keys raise too) or SQLite's SQLITE_CONSTRAINT_UNIQUE and
+// SQLITE_CONSTRAINT_PRIMARYKEY. It is the test for "this email is taken":
+//
+//	if _, err := db.Exec(ctx, "INSERT INTO users (email) VALUES ($1)", email); data.IsUniqueViolation(err) {
+//		return plinth.Conflict("this email is taken")
+//	}
+//
+// Problem maps the same errors to 409.
+func IsUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
+		return pe.Code == "23505"
+	}
+	if se, ok := errors.AsType[*sqlite.Error](err); ok {
+		return se.Code() == sqliteConstraintUnique || se.Code() == sqliteConstraintPK
+	}
+	return false
+}
+
+// isForeignKeyViolation reports whether err is a foreign-key violation:
+// PostgreSQL's 23503 or SQLite's SQLITE_CONSTRAINT_FOREIGNKEY.
+func isForeignKeyViolation(err error) bool {
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
+		return pe.Code == "23503"
+	}
+	if se, ok := errors.AsType[*sqlite.Error](err); ok {
+		return se.Code() == sqliteConstraintFK
+	}
+	return false
 }
 
 func conflictUnique(err error) *plinth.Problem {

@@ -1,7 +1,11 @@
 package data
 
 import (
+	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -84,5 +88,49 @@ func TestAttachKeepsErrorHandler(t *testing.T) {
 	app.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
 	if p, ok := seen.(*plinth.Problem); !ok || p.StatusCode() != 404 || rec.Code != 404 {
 		t.Errorf("custom handler saw %v; status %d", seen, rec.Code)
+	}
+}
+
+// IsUniqueViolation is true for a duplicate unique value and a duplicate
+// primary key, through wrapping, and false for a foreign-key violation, a
+// syntax error, no row and nil.
+func TestIsUniqueViolation(t *testing.T) {
+	for _, e := range engines(t) {
+		t.Run(e.name, func(t *testing.T) {
+			db := openTest(t, Config{URL: e.url(t)})
+			ctx := context.Background()
+			if _, err := db.SQL().Exec(`CREATE TABLE owners (id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE);
+				CREATE TABLE pets (id INTEGER PRIMARY KEY, owner INTEGER NOT NULL REFERENCES owners (id));
+				INSERT INTO owners VALUES (1, 'ada@example.com');`); err != nil {
+				t.Fatal(err)
+			}
+			exec := func(q string) error {
+				_, err := db.Exec(ctx, q)
+				return err
+			}
+			var email string
+			for name, c := range map[string]struct {
+				err  error
+				want bool
+			}{
+				"unique":      {exec("INSERT INTO owners VALUES (2, 'ada@example.com')"), true},
+				"primary key": {exec("INSERT INTO owners VALUES (1, 'bob@example.com')"), true},
+				"wrapped":     {fmt.Errorf("sign up: %w", exec("INSERT INTO owners VALUES (3, 'ada@example.com')")), true},
+				"foreign key": {exec("INSERT INTO pets VALUES (1, 99)"), false},
+				"syntax":      {exec("INSERT INTO owners VALUES (oops"), false},
+				"no row":      {db.QueryRow(ctx, "SELECT email FROM owners WHERE id = 42").Scan(&email), false},
+				"nil":         {nil, false},
+			} {
+				if c.want && c.err == nil {
+					t.Errorf("%s: the statement did not fail", name)
+				}
+				if got := IsUniqueViolation(c.err); got != c.want {
+					t.Errorf("%s: IsUniqueViolation(%v) = %v, want %v", name, c.err, got, c.want)
+				}
+			}
+			if IsUniqueViolation(errors.New("duplicate key")) || IsUniqueViolation(sql.ErrNoRows) {
+				t.Error("an error that is not the database's is a unique violation")
+			}
+		})
 	}
 }

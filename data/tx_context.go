@@ -20,7 +20,7 @@ type txState struct {
 }
 
 // InTx is WithTx whose fn receives a context carrying the transaction: code
-// that takes only a context (jobs.Client.Enqueue on jobs/river, a
+// that takes only a context (jobs.Client.Enqueue on jobs/riverjobs, a
 // repository function) joins it through TxFrom, so its writes commit or
 // roll back with fn's. When the transaction is retried (a serialization
 // failure, a deadlock, SQLite busy), fn runs again with a context carrying
@@ -112,6 +112,39 @@ func (db *DB) Query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 		return nil, err
 	}
 	return q.QueryContext(ctx, query, args...)
+}
+
+// QueryRow runs a query that returns at most one row in the transaction ctx
+// carries, else on the pool, like Exec: in a database/sql transaction
+// (InTx) or a pgx one (InPgxTx) alike. Its error, sql.ErrNoRows when the
+// query returned no row (pgx's ErrNoRows in a pgx transaction, which
+// errors.Is sql.ErrNoRows), is deferred to the Row's Scan.
+func (db *DB) QueryRow(ctx context.Context, query string, args ...any) *Row {
+	if st, ok := ctx.Value(txKey{}).(*txState); ok && st.db == db {
+		if st.pgx != nil {
+			return &Row{pgx: st.pgx.QueryRow(ctx, query, args...)}
+		}
+		return &Row{sql: st.sql.QueryRowContext(ctx, query, args...)}
+	}
+	return &Row{sql: db.sql.QueryRowContext(ctx, query, args...)}
+}
+
+// Row is the row QueryRow selected: database/sql's, or pgx's in a pgx
+// transaction.
+type Row struct {
+	sql *sql.Row
+	pgx pgx.Row
+}
+
+// Scan copies the row's columns into dest (as database/sql's Row.Scan
+// does, or pgx's in a pgx transaction) and returns the query's error, if
+// any: sql.ErrNoRows when there was no row (errors.Is matches it in both
+// cases).
+func (r *Row) Scan(dest ...any) error {
+	if r.pgx != nil {
+		return r.pgx.Scan(dest...)
+	}
+	return r.sql.Scan(dest...)
 }
 
 // querier is what Query runs on.

@@ -102,6 +102,31 @@ func TestInTx(t *testing.T) {
 			if !errors.Is(err, boom) || count(t, db) != 2 {
 				t.Errorf("query: %v, n %d", err, count(t, db))
 			}
+			// QueryRow reads inside the transaction too, and outside it
+			// on the pool; no row is sql.ErrNoRows.
+			err = db.InTx(ctx, func(ctx context.Context) error {
+				if err := bumpCtx(ctx); err != nil {
+					return err
+				}
+				var n int
+				if err := db.QueryRow(ctx, "SELECT n FROM counter WHERE id = $1", 1).Scan(&n); err != nil {
+					return err
+				}
+				if n != 3 {
+					t.Errorf("QueryRow in the transaction read %d, want 3", n)
+				}
+				return boom
+			})
+			if !errors.Is(err, boom) || count(t, db) != 2 {
+				t.Errorf("query row: %v, n %d", err, count(t, db))
+			}
+			var n int
+			if err := db.QueryRow(ctx, "SELECT n FROM counter WHERE id = $1", 1).Scan(&n); err != nil || n != 2 {
+				t.Errorf("QueryRow outside a transaction: %v, n %d", err, n)
+			}
+			if err := db.QueryRow(ctx, "SELECT n FROM counter WHERE id = $1", 42).Scan(&n); !errors.Is(err, sql.ErrNoRows) {
+				t.Errorf("QueryRow of no row: %v, want sql.ErrNoRows", err)
+			}
 		})
 	}
 }
@@ -129,7 +154,8 @@ func TestInPgxTxNeedsPostgres(t *testing.T) {
 }
 
 // InPgxTx on PostgreSQL: PgxTxFrom gives the transaction, Exec joins it,
-// Query refuses (database/sql cannot read through pgx's), a retry hands
+// Query refuses (database/sql cannot read through pgx's), QueryRow joins
+// it, a retry hands
 // over the new transaction, and InTx inside InPgxTx fails.
 func TestInPgxTx(t *testing.T) {
 	base := needPostgres(t)
@@ -155,6 +181,13 @@ func TestInPgxTx(t *testing.T) {
 		}
 		if _, err := db.Query(ctx, "SELECT 1"); err == nil {
 			t.Error("Query ran outside the pgx transaction")
+		}
+		var n int
+		if err := db.QueryRow(ctx, "SELECT n FROM counter WHERE id = $1", 1).Scan(&n); err != nil || n != 1 {
+			t.Errorf("QueryRow in the pgx transaction: %v, n %d, want 1", err, n)
+		}
+		if err := db.QueryRow(ctx, "SELECT n FROM counter WHERE id = $1", 42).Scan(&n); !errors.Is(err, sql.ErrNoRows) {
+			t.Errorf("QueryRow of no row in the pgx transaction: %v, want sql.ErrNoRows", err)
 		}
 		if err := db.InTx(ctx, func(context.Context) error { return nil }); err == nil {
 			t.Error("InTx inside InPgxTx opened a second transaction")
