@@ -78,7 +78,7 @@ const (
 // execution's arguments and calls the kind's worker.
 type Worker func(ctx context.Context, e *Execution) error
 
-// Backend stores and runs jobs. The jobs/river module implements it on
+// Backend stores and runs jobs. The jobs/riverjobs module implements it on
 // PostgreSQL and SQLite; jobstest has an inline one for tests.
 type Backend interface {
 	// Insert stores the batch (one transaction), joining the transaction

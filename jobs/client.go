@@ -100,7 +100,7 @@ func (c *Client) Kinds() []string {
 }
 
 // Enqueue stores one job. It joins the transaction ctx carries when the
-// backend recognises one (the data layer's, for jobs/river): the job then
+// backend recognises one (the data layer's, for jobs/riverjobs): the job then
 // exists if and only if that transaction commits, and Result.InTx says so.
 // Outside a transaction the job is committed before Enqueue returns and
 // Result.InTx is false. It fails, storing nothing, with an error wrapping

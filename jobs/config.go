@@ -119,7 +119,7 @@ func checkJobTimeout(e *envconf.Reader, d time.Duration) time.Duration {
 
 // ResolveJobTimeout resolves a job timeout exactly as ResolveConfig
 // resolves Config.JobTimeout, for a backend module that takes the timeout
-// on its own (jobs/river): PLINTH_JOB_TIMEOUT, read with lookup (nil means
+// on its own (jobs/riverjobs): PLINTH_JOB_TIMEOUT, read with lookup (nil means
 // os.LookupEnv), overrides d; 0 means DefaultJobTimeout. The variable set
 // to "0", "off" or a negative duration, or not a duration, and d negative
 // or above MaxJobTimeout, are errors with ResolveConfig's text, naming the
@@ -134,7 +134,7 @@ func ResolveJobTimeout(d time.Duration, lookup func(string) (string, bool)) (tim
 
 // ResolveConfig applies the environment (PLINTH_JOB_TIMEOUT, PLINTH_ROLE)
 // and the defaults to c, as Attach does; a backend module reads the result
-// (jobs/river sets River's job timeout and rescue delay from JobTimeout).
+// (jobs/riverjobs sets River's job timeout and rescue delay from JobTimeout).
 // Every bad value is named in the one error.
 func ResolveConfig(c Config) (Config, error) { return c.resolve(os.LookupEnv) }
 

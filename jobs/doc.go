@@ -1,6 +1,6 @@
 // Package jobs runs work after the request: typed job arguments, a durable
 // queue behind a Backend (River on the data layer's database, in the
-// jobs/river module), workers tied to the App's lifecycle, and periodic
+// jobs/riverjobs module), workers tied to the App's lifecycle, and periodic
 // jobs.
 //
 // A job kind is a Go type implementing Args, encoded as JSON. Handle

@@ -7,7 +7,7 @@ replace (
 	github.com/plinth-go/plinth/cache/ottercache => ../../cache/ottercache
 	github.com/plinth-go/plinth/cache/rediscache => ../../cache/rediscache
 	github.com/plinth-go/plinth/data => ../../data
-	github.com/plinth-go/plinth/jobs/river => ../../jobs/river
+	github.com/plinth-go/plinth/jobs/riverjobs => ../../jobs/riverjobs
 	github.com/plinth-go/plinth/mail/smtpmail => ../../mail/smtpmail
 )
 
@@ -19,7 +19,7 @@ require (
 	github.com/plinth-go/plinth/cache/ottercache v0.0.0-00010101000000-000000000000
 	github.com/plinth-go/plinth/cache/rediscache v0.0.0-00010101000000-000000000000
 	github.com/plinth-go/plinth/data v0.0.0-00010101000000-000000000000
-	github.com/plinth-go/plinth/jobs/river v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth/jobs/riverjobs v0.0.0-00010101000000-000000000000
 	github.com/plinth-go/plinth/mail/smtpmail v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/riverqueue/river v0.51.2

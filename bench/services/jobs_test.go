@@ -12,7 +12,7 @@ import (
 
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/jobs"
-	riverjobs "github.com/plinth-go/plinth/jobs/river"
+	riverjobs "github.com/plinth-go/plinth/jobs/riverjobs"
 )
 
 type noop struct {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth/data"
-	riverjobs "github.com/plinth-go/plinth/jobs/river"
+	riverjobs "github.com/plinth-go/plinth/jobs/riverjobs"
 )
 
 // operatorRoutes are the routes PLINTH_ADMIN_TOKEN guards, with a body

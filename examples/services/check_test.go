@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	riverjobs "github.com/plinth-go/plinth/jobs/river"
+	riverjobs "github.com/plinth-go/plinth/jobs/riverjobs"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -704,6 +704,6 @@ func parseReadiness(b []byte) (map[string]string, error) {
 const killJobTimeout = 3 * time.Second
 
 // killBound is the documented bound on a killed job running again
-// (jobs/river): the job timeout, the rescue margin and the rescuer's
+// (jobs/riverjobs): the job timeout, the rescue margin and the rescuer's
 // latency.
 const killBound = killJobTimeout + riverjobs.DefaultRescueMargin + riverjobs.RescueLatency

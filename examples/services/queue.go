@@ -9,7 +9,7 @@ import (
 	rediscache "github.com/plinth-go/plinth/cache/rediscache"
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/jobs"
-	riverjobs "github.com/plinth-go/plinth/jobs/river"
+	riverjobs "github.com/plinth-go/plinth/jobs/riverjobs"
 )
 
 // openQueue opens the job queue on db (River's tables are migrated by

@@ -6,7 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/plinth-go/plinth/data"
-	riverjobs "github.com/plinth-go/plinth/jobs/river"
+	riverjobs "github.com/plinth-go/plinth/jobs/riverjobs"
 )
 
 // migrations holds the schema (users, effects), one directory per engine.

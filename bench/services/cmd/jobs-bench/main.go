@@ -1,4 +1,4 @@
-// Command jobs-bench measures jobs/river beside raw River (and PostgreSQL's
+// Command jobs-bench measures jobs/riverjobs beside raw River (and PostgreSQL's
 // own one-row insert rate, from pgbench, in the same run) and writes a
 // Markdown results file for cmd/report's "Jobs" section:
 //
@@ -37,7 +37,7 @@ import (
 
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/jobs"
-	riverjobs "github.com/plinth-go/plinth/jobs/river"
+	riverjobs "github.com/plinth-go/plinth/jobs/riverjobs"
 )
 
 var (
@@ -246,13 +246,13 @@ func run(w io.Writer) error {
 	}
 
 	rev, _ := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
-	fmt.Fprintf(w, "# Jobs: jobs/river beside raw River (%s)\n\n", time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(w, "# Jobs: jobs/riverjobs beside raw River (%s)\n\n", time.Now().UTC().Format("2006-01-02"))
 	fmt.Fprintf(w, "Command: `cd bench/services && flock /tmp/plinth-wallclock.lock go run ./cmd/jobs-bench -o ../results/jobs-$(date -u +%%F).md` (%s UTC, -d %v, -rounds %d).\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04"), *dur, *rounds)
 	fmt.Fprintf(w, "- machine: %d CPUs, %s, %s; PostgreSQL %s (synchronous_commit %s) on the same machine; SQLite: modernc, WAL, a file in %s\n",
 		runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH, runtime.Version(), pgVersion, syncCommit, os.TempDir())
 	fmt.Fprintf(w, "- commit: %s; River v0.51.2; one process, Plinth and raw River interleaved call by call (each rate over its own calls' time; median of %d rounds of %v of calls each), the work rates alternating run by run\n\n", strings.TrimSpace(string(rev)), *rounds, *dur)
-	fmt.Fprintf(w, "Plinth is jobs.Client.Enqueue / EnqueueMany on jobs/river (arguments checked and encoded by the Client, unique key middleware, the data layer's transaction joined); raw River is river.Client.Insert / InsertMany / InsertTx with a typed argument struct on the same pool. One client, serially, unless the row says otherwise.\n\n")
+	fmt.Fprintf(w, "Plinth is jobs.Client.Enqueue / EnqueueMany on jobs/riverjobs (arguments checked and encoded by the Client, unique key middleware, the data layer's transaction joined); raw River is river.Client.Insert / InsertMany / InsertTx with a typed argument struct on the same pool. One client, serially, unless the row says otherwise.\n\n")
 	fmt.Fprintf(w, "| measurement | Plinth | raw River | unit | Plinth / River | note |\n|---|---:|---:|---|---:|---|\n")
 	for _, r := range rows {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %.2f | %s |\n", r.what, num(r.plinth), num(r.river), r.unit, r.plinth/r.river, r.extra)

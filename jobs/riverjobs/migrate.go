@@ -49,24 +49,24 @@ func MigrateRiver(ctx context.Context, db *data.DB) error {
 	case data.Postgres:
 		conn, err := db.Pgx().Acquire(ctx)
 		if err != nil {
-			return fmt.Errorf("jobs/river: migrate: %w", err)
+			return fmt.Errorf("riverjobs: migrate: %w", err)
 		}
 		defer conn.Release()
 		if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrateLockKey)); err != nil {
-			return fmt.Errorf("jobs/river: migrate: taking the lock: %w", err)
+			return fmt.Errorf("riverjobs: migrate: taking the lock: %w", err)
 		}
 		defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(migrateLockKey))
 		m, err := rivermigrate.New(riverpgxv5.New(db.Pgx()), &rivermigrate.Config{Logger: logger})
 		if err != nil {
-			return fmt.Errorf("jobs/river: migrate: %w", err)
+			return fmt.Errorf("riverjobs: migrate: %w", err)
 		}
 		if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-			return fmt.Errorf("jobs/river: migrate: %w", err)
+			return fmt.Errorf("riverjobs: migrate: %w", err)
 		}
 	case data.SQLite:
 		m, err := rivermigrate.New(riversqlite.New(db.SQL()), &rivermigrate.Config{Logger: logger})
 		if err != nil {
-			return fmt.Errorf("jobs/river: migrate: %w", err)
+			return fmt.Errorf("riverjobs: migrate: %w", err)
 		}
 		// One transaction: BEGIN IMMEDIATE takes the write lock, so a
 		// second instance waits, then finds the versions applied.
@@ -76,10 +76,10 @@ func MigrateRiver(ctx context.Context, db *data.DB) error {
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("jobs/river: migrate: %w", err)
+			return fmt.Errorf("riverjobs: migrate: %w", err)
 		}
 	default:
-		return fmt.Errorf("jobs/river: migrate: unsupported database engine %q", db.Dialect())
+		return fmt.Errorf("riverjobs: migrate: unsupported database engine %q", db.Dialect())
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-module github.com/plinth-go/plinth/jobs/river
+module github.com/plinth-go/plinth/jobs/riverjobs
 
 go 1.26.0
 

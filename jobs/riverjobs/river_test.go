@@ -650,16 +650,16 @@ func TestJobTimeoutOneParser(t *testing.T) {
 			jc, jerr := jobs.ResolveConfig(jobs.Config{JobTimeout: c.field})
 			b, rerr := New(db, Config{JobTimeout: c.field, Logger: quietLogger(t)}) // Lookup nil: the environment
 			if (jerr == nil) != (rerr == nil) {
-				t.Fatalf("jobs: %v; jobs/river: %v", jerr, rerr)
+				t.Fatalf("jobs: %v; jobs/riverjobs: %v", jerr, rerr)
 			}
 			if jerr != nil {
 				if jerr.Error() != rerr.Error() {
-					t.Fatalf("different errors:\njobs:       %v\njobs/river: %v", jerr, rerr)
+					t.Fatalf("different errors:\njobs:       %v\njobs/riverjobs: %v", jerr, rerr)
 				}
 				return
 			}
 			if got := b.Config().JobTimeout; got != jc.JobTimeout {
-				t.Fatalf("jobs/river's JobTimeout %v, jobs' %v", got, jc.JobTimeout)
+				t.Fatalf("jobs/riverjobs's JobTimeout %v, jobs' %v", got, jc.JobTimeout)
 			}
 		})
 	}

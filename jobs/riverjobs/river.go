@@ -1,7 +1,7 @@
 // Package riverjobs is the jobs.Backend on River (github.com/riverqueue/river)
 // over the data layer's database: River's pgx driver on PostgreSQL, its
 // SQLite driver on database/sql for the zero-setup default. Its import path
-// is github.com/plinth-go/plinth/jobs/river; the package is named riverjobs
+// is github.com/plinth-go/plinth/jobs/riverjobs; the package is named riverjobs
 // so that it does not shadow River's own package.
 //
 //	db, _ := data.Open(ctx, data.Config{})
@@ -127,7 +127,7 @@ func (c Config) resolve() (Config, error) {
 		return c, err
 	}
 	if c.RescueMargin < 0 {
-		return c, fmt.Errorf("jobs/river: RescueMargin %v: must not be negative", c.RescueMargin)
+		return c, fmt.Errorf("riverjobs: RescueMargin %v: must not be negative", c.RescueMargin)
 	}
 	c.RescueMargin = cmp.Or(c.RescueMargin, DefaultRescueMargin)
 	if c.Logger == nil {
@@ -175,7 +175,7 @@ var _ jobs.Backend = (*Backend)(nil)
 // must exist: run Migrate first.
 func New(db *data.DB, cfg Config) (*Backend, error) {
 	if db == nil {
-		return nil, errors.New("jobs/river: New needs a *data.DB")
+		return nil, errors.New("riverjobs: New needs a *data.DB")
 	}
 	cfg, err := cfg.resolve()
 	if err != nil {
@@ -185,19 +185,19 @@ func New(db *data.DB, cfg Config) (*Backend, error) {
 	switch db.Dialect() {
 	case data.Postgres:
 		if b.pgxClient, err = river.NewClient(riverpgxv5.New(db.Pgx()), b.riverConfig(nil, nil)); err != nil {
-			return nil, fmt.Errorf("jobs/river: %w", err)
+			return nil, fmt.Errorf("riverjobs: %w", err)
 		}
 		if b.sqlClient, err = river.NewClient(riverdatabasesql.New(db.SQL()), b.riverConfig(nil, nil)); err != nil {
-			return nil, fmt.Errorf("jobs/river: %w", err)
+			return nil, fmt.Errorf("riverjobs: %w", err)
 		}
 		b.admin = b.pgxClient
 	case data.SQLite:
 		if b.sqlClient, err = river.NewClient(riversqlite.New(db.SQL()), b.riverConfig(nil, nil)); err != nil {
-			return nil, fmt.Errorf("jobs/river: %w", err)
+			return nil, fmt.Errorf("riverjobs: %w", err)
 		}
 		b.admin = b.sqlClient
 	default:
-		return nil, fmt.Errorf("jobs/river: unsupported database engine %q", db.Dialect())
+		return nil, fmt.Errorf("riverjobs: unsupported database engine %q", db.Dialect())
 	}
 	return b, nil
 }
@@ -300,10 +300,10 @@ func (b *Backend) Insert(ctx context.Context, batch []jobs.Insert) ([]jobs.Resul
 		res, err = b.admin.InsertMany(ctx, params)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("jobs/river: insert: %w", err)
+		return nil, fmt.Errorf("riverjobs: insert: %w", err)
 	}
 	if len(res) != len(batch) {
-		return nil, fmt.Errorf("jobs/river: insert: %d results for %d jobs", len(res), len(batch))
+		return nil, fmt.Errorf("riverjobs: insert: %d results for %d jobs", len(res), len(batch))
 	}
 	out := make([]jobs.Result, len(res))
 	for i, r := range res {
@@ -359,7 +359,7 @@ func (b *Backend) List(ctx context.Context, p jobs.ListParams) ([]jobs.Info, err
 	}
 	res, err := b.admin.JobList(ctx, lp)
 	if err != nil {
-		return nil, fmt.Errorf("jobs/river: list: %w", err)
+		return nil, fmt.Errorf("riverjobs: list: %w", err)
 	}
 	out := make([]jobs.Info, len(res.Jobs))
 	for i, row := range res.Jobs {
@@ -446,7 +446,7 @@ func notFound(id int64, err error) error {
 	if errors.Is(err, rivertype.ErrNotFound) {
 		return fmt.Errorf("%w: %d", jobs.ErrNotFound, id)
 	}
-	return fmt.Errorf("jobs/river: job %d: %w", id, err)
+	return fmt.Errorf("riverjobs: job %d: %w", id, err)
 }
 
 // info maps River's row to jobs.Info; the states have the same names.

@@ -26,7 +26,7 @@ const DefaultQueueWorkers = 10
 // It fails when called twice.
 func (b *Backend) Start(ctx context.Context, queues map[string]int, kinds []string, work jobs.Worker) error {
 	if work == nil {
-		return errors.New("jobs/river: Start needs a jobs.Worker")
+		return errors.New("riverjobs: Start needs a jobs.Worker")
 	}
 	if len(queues) == 0 {
 		queues = map[string]int{jobs.DefaultQueue: DefaultQueueWorkers}
@@ -34,7 +34,7 @@ func (b *Backend) Start(ctx context.Context, queues map[string]int, kinds []stri
 	qc := make(map[string]river.QueueConfig, len(queues))
 	for name, n := range queues {
 		if n < 1 {
-			return fmt.Errorf("jobs/river: queue %q: concurrency %d, at least 1", name, n)
+			return fmt.Errorf("riverjobs: queue %q: concurrency %d, at least 1", name, n)
 		}
 		qc[name] = river.QueueConfig{MaxWorkers: n}
 	}
@@ -48,7 +48,7 @@ func (b *Backend) Start(ctx context.Context, queues map[string]int, kinds []stri
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.worker != nil {
-		return errors.New("jobs/river: Start called twice")
+		return errors.New("riverjobs: Start called twice")
 	}
 	var (
 		client riverClient
@@ -70,12 +70,12 @@ func (b *Backend) Start(ctx context.Context, queues map[string]int, kinds []stri
 		client, err = river.NewClient(riversqlite.New(b.db.SQL()), cfg)
 	}
 	if err != nil {
-		return fmt.Errorf("jobs/river: %w", err)
+		return fmt.Errorf("riverjobs: %w", err)
 	}
 	// River stops when Start's context ends; the App's start context is
 	// not the workers' lifetime, Stop is.
 	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("jobs/river: start: %w", err)
+		return fmt.Errorf("riverjobs: start: %w", err)
 	}
 	b.worker = client
 	return nil
@@ -89,7 +89,7 @@ var riverKind = regexp.MustCompile(`\A[\w][\w\-\[\]<>\/.·:+]+\z`)
 func addWorker(workers *river.Workers, kind string, w *worker) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("jobs/river: kind %q: %v", kind, r)
+			err = fmt.Errorf("riverjobs: kind %q: %v", kind, r)
 		}
 	}()
 	river.AddWorkerArgs(workers, rawArgs{kind: kind}, river.Worker[rawArgs](w))
@@ -128,7 +128,7 @@ func (b *Backend) Stop(soft, hard context.Context) error {
 		return nil
 	}
 	if n, ferr := b.handBack(hard); ferr != nil {
-		return fmt.Errorf("jobs/river: stop: %d jobs did not return: %w", n, errors.Join(err, ferr))
+		return fmt.Errorf("riverjobs: stop: %d jobs did not return: %w", n, errors.Join(err, ferr))
 	}
 	return nil
 }
