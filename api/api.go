@@ -111,8 +111,13 @@ type Operation struct {
 	// 204.
 	DefaultStatus int
 	// Security lists alternative security requirements: each map names
-	// schemes of Config.SecuritySchemes and their scopes. Documentation
-	// only: enforcing it is middleware's job.
+	// schemes of Config.SecuritySchemes and their scopes (or, for schemes
+	// other than OAuth2 and OpenID Connect, roles). Documentation only:
+	// enforcing it is middleware's job. Default nil: the group's
+	// (Group.SetSecurity), none at the root. A secured operation lists a
+	// 401 problem response, and a 403 too when a requirement names scopes
+	// or roles, without Errors naming them; an empty requirement among the
+	// alternatives (credentials optional) lists neither.
 	Security []map[string][]string
 	// Deprecated marks the operation deprecated in the document.
 	Deprecated bool
@@ -122,7 +127,8 @@ type Operation struct {
 	MaxBodyBytes int64
 	// Errors lists further error statuses the handler returns (404, 409,
 	// ...), documented as problem responses next to the 400, 422 and 500
-	// (and 413, 415 with a body) that every operation lists.
+	// (and 413, 415 with a body) that every operation lists, and the 401
+	// and 403 that Security implies.
 	Errors []int
 	// Hidden keeps the operation out of the document.
 	Hidden bool

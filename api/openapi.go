@@ -188,6 +188,15 @@ func (a *API) operationDoc(g *schemaGen, o *opDoc) *openapi.Operation {
 		op.Responses["413"] = problemResponse("Content Too Large: the body is over the limit.")
 		op.Responses["415"] = problemResponse("Unsupported Media Type.")
 	}
+	// A secured operation answers 401 to a caller without valid
+	// credentials, and 403 to one whose credentials lack a scope or role
+	// the requirement names.
+	if secured, scoped := securityRefusals(o.op.Security); secured {
+		op.Responses["401"] = problemResponse("Unauthorized: the credentials are missing or not valid.")
+		if scoped {
+			op.Responses["403"] = problemResponse("Forbidden: the credentials lack a scope or role the operation requires.")
+		}
+	}
 	for _, code := range o.op.Errors {
 		text := http.StatusText(code)
 		if text == "" {
@@ -198,6 +207,22 @@ func (a *API) operationDoc(g *schemaGen, o *opDoc) *openapi.Operation {
 	status, resp := responseDoc(g, o)
 	op.Responses[status] = resp
 	return op
+}
+
+// securityRefusals reports whether an operation's security requirements
+// name a scheme (secured: it can answer 401) and whether one of them names
+// scopes or roles (scoped: it can answer 403). An empty requirement among
+// them makes the credentials optional: not secured.
+func securityRefusals(sec []map[string][]string) (secured, scoped bool) {
+	for _, req := range sec {
+		if len(req) == 0 {
+			return false, false
+		}
+		for _, scopes := range req {
+			scoped = scoped || len(scopes) > 0
+		}
+	}
+	return len(sec) > 0, scoped
 }
 
 // securityDoc returns an operation's security requirements, with an empty

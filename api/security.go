@@ -10,7 +10,13 @@ import (
 // for the document with Group.SetSecurity: Name is its key in
 // components.securitySchemes, Scheme what it is (for an API key in a
 // bearer token, {Type: "http", Scheme: "bearer"}), Scopes the OAuth2 or
-// OpenID Connect scopes it demands (none for other types).
+// OpenID Connect scopes it demands, or for other types the roles (OpenAPI
+// 3.1 allows both). Default none.
+//
+// The operations it secures list a 401 problem response (credentials
+// missing or wrong), and a 403 too when Scopes is not empty (credentials
+// that lack one): a guard that refuses an authenticated caller for a role
+// declares that role here.
 type Security struct {
 	Name   string
 	Scheme SecurityScheme
@@ -22,8 +28,9 @@ type Security struct {
 // registered on g afterwards, and on the groups made from it afterwards,
 // list one security requirement naming every scheme of secs (all of them
 // are required), unless their Operation sets Security itself (an empty,
-// non-nil Security documents an operation open to all). The document's
-// components.securitySchemes lists each scheme once, with
+// non-nil Security documents an operation open to all); those operations
+// list the 401 problem response, and with Scopes the 403 (see Security).
+// The document's components.securitySchemes lists each scheme once, with
 // Config.SecuritySchemes. No call, the default, documents no security. It
 // documents only: the checking is the middleware's or the guards'. It
 // panics on a scheme without a name or a type, and on a name declared

@@ -11,10 +11,11 @@ import (
 
 var bearer = api.Security{Name: "apiKey", Scheme: api.SecurityScheme{Type: "http", Scheme: "bearer"}}
 
-// TestGroupSecurity (issue 25.12): a group declares once the scheme its
+// TestGroupSecurity: a group declares once the scheme its
 // middleware checks; its operations, and those of its subgroups, list it,
 // the document's components list the scheme once, and an operation with a
-// Security of its own, or outside the group, keeps its own.
+// Security of its own, or outside the group, keeps its own. A secured
+// operation lists 401 itself, and 403 when it demands scopes or roles.
 func TestGroupSecurity(t *testing.T) {
 	app := plinth.Bare()
 	a := api.New(app, api.Config{})
@@ -27,6 +28,14 @@ func TestGroupSecurity(t *testing.T) {
 		g.Group("/v2", func(g2 *api.Group) {
 			api.Register(g2, api.Operation{Method: "POST", Path: "/users"}, nop)
 		})
+		g.Group("/roles", func(g2 *api.Group) {
+			g2.SetSecurity(api.Security{Name: bearer.Name, Scheme: bearer.Scheme, Scopes: []string{"admin"}})
+			api.Register(g2, api.Operation{Method: "DELETE", Path: "/users"}, nop)
+		})
+	})
+	a.Group("/own", func(g *api.Group) {
+		api.Register(g, api.Operation{Method: "GET", Path: "/scoped", Security: []map[string][]string{{"apiKey": {"read"}}}}, nop)
+		api.Register(g, api.Operation{Method: "GET", Path: "/optional", Security: []map[string][]string{{"apiKey": nil}, {}}}, nop)
 	})
 	a.Group("/other", func(g *api.Group) { // the same scheme declared again: one entry
 		g.SetSecurity(bearer)
@@ -49,6 +58,28 @@ func TestGroupSecurity(t *testing.T) {
 			t.Errorf("%s %s: security %v, want apiKey required: %v", method, path, op.Security, want)
 		}
 	}
+	// A secured operation lists 401 without naming it in Errors; 403 only
+	// with scopes or roles; an open one neither.
+	refusals := func(path, method string, want401, want403 bool) {
+		t.Helper()
+		op := *doc.Paths[path].Method(method)
+		if got := op.Responses["401"] != nil; got != want401 {
+			t.Errorf("%s %s: 401 listed %v, want %v", method, path, got, want401)
+		}
+		if got := op.Responses["403"] != nil; got != want403 {
+			t.Errorf("%s %s: 403 listed %v, want %v", method, path, got, want403)
+		}
+		if r := op.Responses["401"]; r != nil && r.Content["application/problem+json"].Schema.Ref != "#/components/schemas/ErrorModel" {
+			t.Errorf("%s %s: 401 is not a problem: %+v", method, path, r)
+		}
+	}
+	refusals("/open", "GET", false, false)
+	refusals("/admin/users", "GET", true, false)
+	refusals("/admin/health", "GET", false, false)
+	refusals("/admin/v2/users", "POST", true, false)
+	refusals("/admin/roles/users", "DELETE", true, true)
+	refusals("/own/scoped", "GET", true, true)
+	refusals("/own/optional", "GET", false, false)
 	wants("/open", "GET", false)
 	wants("/admin/users", "GET", true)
 	wants("/admin/health", "GET", false)
@@ -67,7 +98,7 @@ func TestGroupSecurity(t *testing.T) {
 	}
 }
 
-// TestOperationHandlerName (issue 25.12): App.Routes, and so `plinth
+// TestOperationHandlerName: App.Routes, and so `plinth
 // routes`, name a typed operation by its operation ID and the handler's
 // function, not by the package's closure.
 func TestOperationHandlerName(t *testing.T) {

@@ -135,9 +135,12 @@ type Scope struct {
 	Middleware []plinth.Middleware
 	// Security declares, for the OpenAPI document, the schemes the guards
 	// check (an API key, a bearer token): the typed operations registered
-	// through Routes.API with this scope list them as required, and the
-	// document's components list each scheme once (api.Group.SetSecurity).
-	// It checks nothing itself. Default none: nothing documented. Other
+	// through Routes.API with this scope list them as required, with a 401
+	// problem response, and the document's components list each scheme
+	// once (api.Group.SetSecurity). A guard that refuses an authenticated
+	// caller (a role check answering 403) declares the role in the
+	// scheme's Scopes: the operations then list the 403 too. It checks
+	// nothing itself. Default none: nothing documented. Other
 	// uses of a scope (Routes.Handle, a module's scope) ignore it: their
 	// routes are not typed operations.
 	Security []api.Security
