@@ -213,7 +213,7 @@ func TestResolveConfigReadsTheEnvironment(t *testing.T) {
 	}
 }
 
-// TestServeReportsEveryBadVariable (issue 10.10): bad values of the App's
+// TestServeReportsEveryBadVariable: bad values of the App's
 // own variables (read at Build) are reported by Serve as one error with the
 // server's, each named, instead of panicking.
 func TestServeReportsEveryBadVariable(t *testing.T) {
@@ -256,7 +256,7 @@ func TestServeReportsEveryBadVariable(t *testing.T) {
 	}
 }
 
-// TestConfigResolvesToItself (issue 25.4): every field of Config has one
+// TestConfigResolvesToItself: every field of Config has one
 // meaning per value, and a resolved Config resolves to itself, so that
 // ResolveConfig can be applied any number of times. A row per field: a new
 // field without one fails the test.
@@ -334,7 +334,7 @@ func TestConfigResolvesToItself(t *testing.T) {
 	}
 }
 
-// TestSetLimitsZeroIsTheDefault (issue 25.4): SetBodyLimit and
+// TestSetLimitsZeroIsTheDefault: SetBodyLimit and
 // SetHandlerTimeout read 0 as Config does, the default (the enclosing
 // group's), and Off as off.
 func TestSetLimitsZeroIsTheDefault(t *testing.T) {
@@ -395,7 +395,7 @@ var coreVariables = []struct {
 	{"PLINTH_SKIP_MIDDLEWARE", "security", func(_ Config, s settings) bool { return s.skip.security }, "everything"},
 }
 
-// TestCoreVariables (issue 25.5): the table holds every variable the core
+// TestCoreVariables: the table holds every variable the core
 // reads, each good value resolves as documented, and every bad value is
 // named in the one error.
 func TestCoreVariables(t *testing.T) {
@@ -441,7 +441,7 @@ func TestCoreVariables(t *testing.T) {
 	}
 }
 
-// TestUnknownVariablesWarned (issue 25.5): a PLINTH_* variable nobody reads
+// TestUnknownVariablesWarned: a PLINTH_* variable nobody reads
 // is logged at start with the nearest known name; variables the core, a
 // module or the application reads are not, nor PLINTH_TEST_*.
 func TestUnknownVariablesWarned(t *testing.T) {
@@ -478,7 +478,7 @@ func TestUnknownVariablesWarned(t *testing.T) {
 	}
 }
 
-// TestServeWarnsOnceAtStart (issue 25.5): Serve logs the warning of a
+// TestServeWarnsOnceAtStart: Serve logs the warning of a
 // misspelled variable, once.
 func TestServeWarnsOnceAtStart(t *testing.T) {
 	t.Setenv("PLINTH_MAX_BODY_BYTE", "1")
@@ -498,7 +498,7 @@ func TestServeWarnsOnceAtStart(t *testing.T) {
 	}
 }
 
-// TestTrustAllProxiesWarned (issue 24.12d): a trusted prefix of length 0
+// TestTrustAllProxiesWarned: a trusted prefix of length 0
 // (0.0.0.0/0, ::/0, ::ffff:0.0.0.0/96), from the environment or the App's
 // field, is accepted but warned about at start; a narrower one is not.
 func TestTrustAllProxiesWarned(t *testing.T) {

@@ -45,7 +45,7 @@ func trickleBody(t *testing.T, addr, method, target string) (net.Conn, *bufio.Re
 	return c, bufio.NewReader(c), func() error { return waitClosed(c, soon) }
 }
 
-// TestServerSlowBodyOnFallbacks (issue 10.2): a keep-alive client that
+// TestServerSlowBodyOnFallbacks: a keep-alive client that
 // declares a body and trickles it to a path the router answers by itself
 // (404, 405, redirect, automatic OPTIONS, OPTIONS *) or to a probe gets its
 // answer with "Connection: close", and the connection closes at once: the
@@ -89,7 +89,7 @@ func TestServerSlowBodyOnFallbacks(t *testing.T) {
 	}
 }
 
-// TestServerSlowBodiesHoldNoSlots (issue 10.2): slow-body connections on a
+// TestServerSlowBodiesHoldNoSlots: slow-body connections on a
 // fallback path no longer hold the connection limit: with 5 connections
 // allowed, 5 trickling clients leave room for the probe.
 func TestServerSlowBodiesHoldNoSlots(t *testing.T) {
@@ -114,7 +114,7 @@ func TestServerSlowBodiesHoldNoSlots(t *testing.T) {
 	})
 }
 
-// TestServerDrainWithSlowBody (issue 10.2): a client trickling a body to a
+// TestServerDrainWithSlowBody: a client trickling a body to a
 // 404 while the server drains does not stall the drain past its grace.
 func TestServerDrainWithSlowBody(t *testing.T) {
 	t.Parallel()
@@ -133,7 +133,7 @@ func TestServerDrainWithSlowBody(t *testing.T) {
 	}
 }
 
-// TestBodyLimitAnsweredInsideTheChain (issue 10.5): the 413 decided from
+// TestBodyLimitAnsweredInsideTheChain: the 413 decided from
 // Content-Length is an error like any other: it carries the request ID and
 // the security headers, passes through the route's middleware (which sees
 // the final status), and goes to the App's ErrorHandler.
@@ -207,7 +207,7 @@ func TestBodyLimitAnsweredInsideTheChain(t *testing.T) {
 	}
 }
 
-// TestBodyReadErrors (issue 10.6): a trickled body cut by the body read
+// TestBodyReadErrors: a trickled body cut by the body read
 // timeout is a 408, bad chunked encoding a 400, when a native handler returns
 // the read error as it got it.
 func TestBodyReadErrors(t *testing.T) {
@@ -261,7 +261,7 @@ func multipartUpload(t *testing.T, size int) (string, []byte) {
 	return mw.FormDataContentType(), buf.Bytes()
 }
 
-// TestMultipartFilesRemoved (issue 10.3): a multipart upload that spills to
+// TestMultipartFilesRemoved: a multipart upload that spills to
 // temporary files leaves none behind, whichever path parsed it: a plain
 // handler behind the body limit, a native handler, a plain handler behind a
 // standard middleware that replaced the request, a Mount, and an upload

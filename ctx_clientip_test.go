@@ -64,7 +64,7 @@ func TestClientIP(t *testing.T) {
 			[][2]string{{"Forwarded", "for=_hidden, for=10.2.2.2"}}, "10.2.2.2 false http", false, "Forwarded"},
 		{"Forwarded unknown", "10.1.1.1:80",
 			[][2]string{{"Forwarded", "for=unknown"}}, "10.1.1.1 false http", false, "Forwarded"},
-		// Issue 10.4: behind a proxy that writes X-Forwarded-For only, a
+		// Behind a proxy that writes X-Forwarded-For only, a
 		// client's own Forwarded header must change nothing.
 		{"X-Forwarded-For mode ignores a spoofed Forwarded", "10.1.1.1:80",
 			[][2]string{{"Forwarded", "for=1.2.3.4;proto=https"}, {"X-Forwarded-For", "203.0.113.9"}}, "203.0.113.9 false http", false, ""},

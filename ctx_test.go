@@ -67,7 +67,7 @@ func TestCtxQuery(t *testing.T) {
 
 // TestCtxRedirect: a local target is sent; an off-site or header-splitting
 // target, which comes from the request, is a 400 and logs nothing at error
-// level (issue 10.12); a non-3xx code is the code's mistake, a 500.
+// level; a non-3xx code is the code's mistake, a 500.
 func TestCtxRedirect(t *testing.T) {
 	app := plinth.Bare()
 	var logs strings.Builder

@@ -323,7 +323,7 @@ func TestHandlerFuncInsideMountUsesRequestCtx(t *testing.T) {
 	}
 }
 
-// TestGroupSamePrefixOneScope (issue 10.13): two Group calls with the same
+// TestGroupSamePrefixOneScope: two Group calls with the same
 // prefix give one scope, so an API-key check added through one wraps the
 // routes registered through the other, and the fallbacks agree with them.
 func TestGroupSamePrefixOneScope(t *testing.T) {
@@ -356,7 +356,7 @@ func TestGroupSamePrefixOneScope(t *testing.T) {
 	}
 }
 
-// TestGroupSamePrefixElsewherePanics (issue 10.13): the same prefix made
+// TestGroupSamePrefixElsewherePanics: the same prefix made
 // under another parent, or with other wildcard names, fails at registration
 // naming both Group calls.
 func TestGroupSamePrefixElsewherePanics(t *testing.T) {

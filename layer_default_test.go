@@ -180,7 +180,7 @@ func TestDefaultStackRecovery(t *testing.T) {
 		}()
 	}
 
-	// Over a real connection, on both engines (issue 26), the server
+	// Over a real connection, on both engines (net/http and Plinth's own), the server
 	// survives and keeps serving.
 	for _, eng := range []string{plinth.EngineStd, plinth.EngineFast} {
 		app := defaultApp(&bytes.Buffer{})

@@ -62,7 +62,7 @@ func TestTimeoutAfterWritingAborts(t *testing.T) {
 // its writes fail, nothing races (run with -race), and the response started
 // before the deadline is aborted.
 func TestTimeoutStressWritesAfterDeadline(t *testing.T) {
-	for _, eng := range []string{plinth.EngineStd, plinth.EngineFast} { // issue 26: on both engines
+	for _, eng := range []string{plinth.EngineStd, plinth.EngineFast} {
 		t.Run(eng, func(t *testing.T) { stressWritesAfterDeadline(t, eng) })
 	}
 }

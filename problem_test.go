@@ -204,7 +204,7 @@ func TestProblemLogging(t *testing.T) {
 	}
 }
 
-// TestContextErrorsLoggedOnce (issue 10.11): an error a handler returns
+// TestContextErrorsLoggedOnce: an error a handler returns
 // because its request's context ended is not a logged 500: a client that
 // left is recorded as 499 at debug level, a handler timeout as one warn line
 // from the timeout layer with its 503; an operation's own deadline, with the

@@ -8,7 +8,8 @@ package plinth_test
 // in response headers, so the two results can be compared field by field:
 // status, pattern, wildcard values, redirect Location and the Allow set.
 //
-// Deliberate deviations from ServeMux (see notes/API.md), asserted exactly:
+// Deliberate deviations from ServeMux (docs/routing.md, "What the router
+// answers by itself"), asserted exactly:
 //   - OPTIONS to a path that has routes but no OPTIONS route: ServeMux says
 //     405, Plinth says 204; both carry Allow.
 //   - Plinth's Allow always lists OPTIONS, so Plinth's set must equal

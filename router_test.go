@@ -262,7 +262,7 @@ func TestRoutes(t *testing.T) {
 	}
 }
 
-// TestPatternWithoutLeadingSlash (issue 25.9): a path pattern missing its
+// TestPatternWithoutLeadingSlash: a path pattern missing its
 // leading slash is named as such, not taken for a host pattern; a pattern
 // whose first segment names a domain still gets the host message.
 func TestPatternWithoutLeadingSlash(t *testing.T) {
@@ -288,7 +288,7 @@ func TestPatternWithoutLeadingSlash(t *testing.T) {
 	}
 }
 
-// TestLowercaseMethodWarns (issue 25.9): "get /users" registers the method
+// TestLowercaseMethodWarns: "get /users" registers the method
 // "get" (methods are case-sensitive, as in ServeMux, so GET gets 405 there),
 // and Build warns, naming the pattern, where it was registered and the
 // upper-case form; an unknown method in upper case gets no warning.
@@ -314,7 +314,7 @@ func TestLowercaseMethodWarns(t *testing.T) {
 	}
 }
 
-// TestGinStyleSegmentWarns (issue 10.14): a segment in another router's
+// TestGinStyleSegmentWarns: a segment in another router's
 // wildcard syntax keeps ServeMux's meaning (a literal), and Build warns,
 // naming the pattern, where it was registered and the ServeMux form.
 func TestGinStyleSegmentWarns(t *testing.T) {
@@ -342,7 +342,7 @@ func TestGinStyleSegmentWarns(t *testing.T) {
 	}
 }
 
-// TestBodyLimitOnDirectRoute (issue 25.1): a route of a Bare App without
+// TestBodyLimitOnDirectRoute: a route of a Bare App without
 // middleware is called directly, without the oversize wrapper; serveRoute
 // then refuses a declared body over the limit itself, through the
 // ErrorHandler, and the handler does not run.

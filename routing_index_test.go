@@ -25,7 +25,7 @@ func generatedPatterns(n int) []string {
 	return out
 }
 
-// TestRegistrationIsLinear (issue 11.1): registering n routes offers each
+// TestRegistrationIsLinear: registering n routes offers each
 // new pattern a few candidates, not every route: the GitHub table and 4,000
 // and 16,000 generated routes each cost at most 10n comparisons (all pairs
 // would be n²/2: 128 million for 16,000), and four times the routes cost
@@ -84,7 +84,7 @@ func benchmarkRegister(b *testing.B, pats []string) {
 	})
 }
 
-// TestStaticAndSortedLookup (issue 25.1): the static-path table and the
+// TestStaticAndSortedLookup: the static-path table and the
 // sorted literal children with their jump tables find every route of a
 // large generated table and of a node with hundreds of literal children
 // (past the jump table's 255), and miss paths that differ from a static

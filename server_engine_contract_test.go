@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// TestRequestAfterReturn (issue 37), on both engines, with New's handler
+// TestRequestAfterReturn, on both engines, with New's handler
 // timeout and without it (PLINTH_HANDLER_TIMEOUT=0, Off): a goroutine that
 // outlives its handler reads its own request (header, path), finds its
 // context cancelled, and gets nil from CtxOf, never another request's Ctx,

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestEngineSecurityHeadersMatchStd (issue 26): plinth.New() on the engine
+// TestEngineSecurityHeadersMatchStd: plinth.New() on the engine
 // sends the security headers net/http's path sends, the pre-rendered block
 // yielding to a header the handler set, and the CSP nonce on the map path.
 func TestEngineSecurityHeadersMatchStd(t *testing.T) {

@@ -15,7 +15,8 @@ import (
 )
 
 // refusalAllowed lists the cases where the engine may refuse what net/http
-// accepts, each with its written reason (issue 26). Nothing else may differ.
+// accepts, each with its written reason (docs/engine.md, "What differs").
+// Nothing else may differ.
 var refusalAllowed = map[string]string{
 	"header/obs-fold":            "obs-fold: RFC 9112 5.2 lets a server reject it with 400; the engine does",
 	"header/obs-fold-tab":        "obs-fold: RFC 9112 5.2 lets a server reject it with 400; the engine does",
@@ -288,7 +289,7 @@ func engineCorpus(t testing.TB) []diffCase {
 	// Bodies not finished when the answer goes out (a redirect for an
 	// unclean path asks to close): the rest is still read, up to 256 KiB,
 	// before the connection closes, unless the request asked to close and
-	// the body has a length (issue 26: the stream fuzzer's finding).
+	// the body has a length (what the stream fuzzer found).
 	add("unfinished/redirect-chunked", req("POST /////////ch HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: chunked\r\n", "5\r\nhello\r\n0\r\n"))
 	add("unfinished/redirect-chunked-close", req("POST //ch HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n", "5\r\nhel"))
 	add("unfinished/redirect-cl", req("POST //cl HTTP/1.1\r\nHost: example.com\r\nContent-Length: 10\r\n", "01234"))
@@ -459,16 +460,8 @@ func TestEngineDifferentialLimits(t *testing.T) {
 // runDifferential runs cases on both engines and judges them; allow, if
 // not nil, accepts further differences (a refusal, never serving more).
 func runDifferential(t *testing.T, cases []diffCase, configure func(*Config), allow func(diffCase, outcome, outcome) bool) {
-	other := "fast"
-	if os.Getenv("PLINTH_TEST_DIFF_SELF") != "" { // develop the harness: net/http against itself
-		other = "std"
-	}
-	if !setEngine(&Config{}, other) {
-		t.Logf("Config.Engine does not exist yet: comparing net/http with itself")
-		other = "std"
-	}
-	std := startDiffServer(t, "std", configure)
-	eng := startDiffServer(t, other, configure)
+	std := startDiffServer(t, EngineStd, configure)
+	eng := startDiffServer(t, EngineFast, configure)
 	seenName := map[string]bool{}
 	for _, c := range cases {
 		if seenName[c.name] {
@@ -543,7 +536,7 @@ func runDifferential(t *testing.T, cases []diffCase, configure func(*Config), al
 	for _, f := range failures {
 		t.Error(f)
 	}
-	t.Logf("differential std vs %s: %d cases (net/http serves %d, refuses %d): %d identical, %d allowed differences, "+
+	t.Logf("differential std vs fast: %d cases (net/http serves %d, refuses %d): %d identical, %d allowed differences, "+
 		"%d refused early (net/http refuses them too once the head ends), %d refused late (the engine refuses them too once the head ends), %d served by the engine beyond net/http, %d refused beyond net/http, %d other differences",
-		other, len(cases), stdServed, stdRefused, same, allowed, early, late, servedMore, refusedMore, otherDiff)
+		len(cases), stdServed, stdRefused, same, allowed, early, late, servedMore, refusedMore, otherDiff)
 }

@@ -21,12 +21,8 @@ var mayFold = regexp.MustCompile(`\n[ \t]`)
 // testdata/fuzz/FuzzEngineStream) run in every `go test`; .ci/run fuzzes
 // for a bounded time.
 func FuzzEngineStream(f *testing.F) {
-	other := "fast"
-	if os.Getenv("PLINTH_TEST_DIFF_SELF") != "" || !setEngine(&Config{}, other) {
-		other = "std"
-	}
-	std := startDiffServer(f, "std", nil)
-	eng := startDiffServer(f, other, nil)
+	std := startDiffServer(f, EngineStd, nil)
+	eng := startDiffServer(f, EngineFast, nil)
 	for i, c := range engineCorpus(f) {
 		// A sample: every request shape, few of the large ones.
 		if len(c.raw) < 4096 && (i%6 == 0 || strings.HasPrefix(c.name, "smuggle/") || strings.HasPrefix(c.name, "valid/pipelined")) {

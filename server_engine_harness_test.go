@@ -1,6 +1,6 @@
 package plinth
 
-// The differential harness of issue 26: the same raw bytes are sent over
+// The differential harness of the engine: the same raw bytes are sent over
 // loopback to plinth.New() served by App.Serve on net/http ("std") and on
 // Plinth's own engine ("fast"); what the client received (the sequence of
 // statuses, whether the server closed) and what the handler saw (every
@@ -25,7 +25,6 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/textproto"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,31 +36,6 @@ import (
 
 // engineNames are the engines every test of the engine runs on.
 var engineNames = []string{"std", "fast"}
-
-// setEngine selects engine name in cfg. Config.Engine is set through
-// reflection so that these tests compile before and after the field exists;
-// without it, "fast" is reported unavailable.
-func setEngine(cfg *Config, name string) bool {
-	if name == "std" || name == "" {
-		return true
-	}
-	f := reflect.ValueOf(cfg).Elem().FieldByName("Engine")
-	if !f.IsValid() || f.Kind() != reflect.String {
-		return false
-	}
-	f.SetString(name)
-	return true
-}
-
-// engineApp returns app set to serve on engine name, or skips t when that
-// engine does not exist in this build.
-func engineApp(t testing.TB, app *App, name string) *App {
-	t.Helper()
-	if !setEngine(&app.Config, name) {
-		t.Skipf("engine %q: Config.Engine does not exist yet (issue 26)", name)
-	}
-	return app
-}
 
 // tapConn is the server's side of a connection: it records whether the
 // server is blocked in a Read, and in which order reads and writes
@@ -267,7 +241,7 @@ func startDiffServer(t testing.TB, engine string, configure func(*Config)) *diff
 		configure(&cfg)
 	}
 	app.Config = cfg
-	engineApp(t, app, engine)
+	app.Config.Engine = engine
 	app.Handle("/", http.HandlerFunc(s.handler))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -285,7 +259,7 @@ func startDiffServer(t testing.TB, engine string, configure func(*Config)) *diff
 			t.Errorf("%s: Serve did not return", engine)
 		}
 	})
-	// The startup line names the engine (issue 26).
+	// The startup line names the engine.
 	deadline := time.Now().Add(soon)
 	for !strings.Contains(s.logs.String(), "plinth: serving") {
 		if time.Now().After(deadline) {
@@ -293,7 +267,7 @@ func startDiffServer(t testing.TB, engine string, configure func(*Config)) *diff
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	if engine != "std" && !strings.Contains(s.logs.String(), "engine="+engine) {
+	if !strings.Contains(s.logs.String(), "engine="+engine) {
 		t.Fatalf("engine %q: the startup line does not name it, so it is not serving:\n%s", engine, s.logs.String())
 	}
 	return s

@@ -2,7 +2,8 @@ package plinth
 
 // net/http's own server tests (net/http/serve_test.go) that apply to an
 // HTTP/1.1 server, run over loopback on both engines: the engine must
-// behave as net/http does, or as issue 26 says where it differs.
+// behave as net/http does, or as docs/engine.md ("What differs") says
+// where it differs.
 
 import (
 	"bufio"
@@ -34,7 +35,7 @@ func forEngines(t *testing.T, fn func(t *testing.T, eng string)) {
 // non-default engine (then net/http would be answering instead).
 func serveOn(t *testing.T, eng string, app *App) (*served, *syncBuffer) {
 	t.Helper()
-	engineApp(t, app, eng)
+	app.Config.Engine = eng
 	logs := &syncBuffer{}
 	app.Logger = quietLogger()
 	app.Config.Logger = slog.New(slog.NewTextHandler(logs, nil))
@@ -400,7 +401,7 @@ func TestEngineMirrorAbortAndPanic(t *testing.T) {
 			case !bare && (err != nil || resp.StatusCode != 500):
 				t.Errorf("New /panic: %v %v, want 500", resp, err)
 			case bare && eng != "std" && (err != nil || resp.StatusCode != 500):
-				t.Errorf("Bare on the engine /panic: %v %v, want 500 (issue 26)", resp, err) // net/http sends nothing
+				t.Errorf("Bare on the engine /panic: %v %v, want 500 (docs/engine.md: a panic before any write is answered 500)", resp, err) // net/http sends nothing
 			}
 			if bare {
 				if err := waitClosed(c, soon); err != nil {
@@ -534,8 +535,8 @@ func TestEngineMirrorLargeResponses(t *testing.T) {
 
 // A client that goes away is noticed, on the engine, when a write fails:
 // the handler's Write or Flush returns an error, as on net/http, and the
-// request's context is cancelled (issue 26's documented difference: not
-// while the handler waits). A streaming handler that stops on a write
+// request's context is cancelled (a difference docs/engine.md documents:
+// not while the handler waits). A streaming handler that stops on a write
 // error must stop.
 func TestEngineMirrorClientGone(t *testing.T) {
 	forEngines(t, func(t *testing.T, eng string) {

@@ -18,7 +18,7 @@ func onFastEngine(app *plinth.App) bool {
 }
 
 // refusedOnEngine is for the tests of what the engine does not do (TLS,
-// HTTP/2, h2c; issue 26): on the engine it asserts that Serve refuses app
+// HTTP/2, h2c; docs/engine.md): on the engine it asserts that Serve refuses app
 // at once with an error naming what was asked, and returns true (the test
 // then ends); on net/http it returns false.
 func refusedOnEngine(t *testing.T, app *plinth.App, what ...string) bool {

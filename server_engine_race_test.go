@@ -18,8 +18,8 @@ import (
 // returns and reads it from another goroutine while the connection serves
 // more requests. That is legal net/http code: on both engines there is
 // nothing for the race detector to report, and the keeper reads the
-// request it kept (until issue 37 the engine reused the request, and the
-// detector reported this).
+// request it kept (an engine that reuses its *http.Request fails here: the
+// detector reports the keeper's reads).
 func TestEngineTheKeeper(t *testing.T) {
 	eng := os.Getenv("PLINTH_TEST_KEEPER")
 	if eng == "" {
@@ -73,7 +73,7 @@ func TestEngineTheKeeper(t *testing.T) {
 
 // TestEngineKeeperRace builds the tests with -race and runs
 // TestEngineTheKeeper on the engine and on net/http, where the race
-// detector must report nothing (issue 37).
+// detector must report nothing.
 func TestEngineKeeperRace(t *testing.T) {
 	if os.Getenv("PLINTH_TEST_KEEPER") != "" {
 		t.Skip("child")

@@ -150,7 +150,7 @@ func writeSelfSigned(t *testing.T, dir string) (certFile, keyFile string) {
 	return certFile, keyFile
 }
 
-// TestTLSConnectionLimitClosesCleanly (issue 10.7): past the connection
+// TestTLSConnectionLimitClosesCleanly: past the connection
 // limit over TLS the connection is closed before the handshake, without the
 // plain-text 503 that a TLS client would read as a broken record ("wrong
 // version number"); once the slot frees, TLS clients are served again.
@@ -207,7 +207,7 @@ func TestTLSConnectionLimitClosesCleanly(t *testing.T) {
 	}
 }
 
-// TestRapidResetLogsNoErrors (issue 10.11): HTTP/2 streams reset by the
+// TestRapidResetLogsNoErrors: HTTP/2 streams reset by the
 // client while their handlers wait (a rapid-reset flood, scaled down) end
 // the handlers with context errors; none of them is logged as an error, and
 // the server goes on serving. Each stream is reset once its handler has

@@ -372,8 +372,8 @@ func TestServerSlowloris(t *testing.T) {
 }
 
 // TestServerHeaderBlockLimit: the request line and headers may take exactly
-// MaxHeaderBytes bytes, CRLFs included, and one byte more is a 431 (issue
-// 10.8: net/http reads 4096 bytes past its own limit, which Plinth lowers by
+// MaxHeaderBytes bytes, CRLFs included, and one byte more is a 431
+// (net/http reads 4096 bytes past its own limit, which Plinth lowers by
 // as much).
 func TestServerHeaderBlockLimit(t *testing.T) {
 	t.Parallel()

@@ -8,7 +8,7 @@ import (
 	"github.com/plinth-go/plinth/api"
 )
 
-// TestGroupSharesThePrefixScope (issue 10.13): an API-key check added to the
+// TestGroupSharesThePrefixScope: an API-key check added to the
 // plinth group "/api/v1" wraps the typed operations registered through an
 // api.Group on the same prefix, and the prefix's 404 demands it too.
 func TestGroupSharesThePrefixScope(t *testing.T) {

@@ -1,6 +1,6 @@
 package bench
 
-// The hot path of Plinth's own HTTP/1.1 engine (issue 26) over loopback, in
+// The hot path of Plinth's own HTTP/1.1 engine (Config.Engine = "fast") over loopback, in
 // process: a keep-alive connection sends a scenario's request and reads the
 // answer, one at a time or 16 pipelined in one write. The client allocates
 // nothing per request, so -benchmem's allocs/op and the budgets under
@@ -189,7 +189,7 @@ const engineBudgets = "plinth-engine"
 
 // checkEngineBudgets measures each engine pair of budgets over loopback,
 // one request at a time and 16 pipelined, and fails above the budget; the
-// engine's own share should be the head string alone (issue 26).
+// engine's own share should be the head string alone (docs/engine.md).
 func checkEngineBudgets(t *testing.T, budgets map[string]float64) {
 	if len(budgets) == 0 {
 		t.Errorf("budgets.json has no %q section", engineBudgets)

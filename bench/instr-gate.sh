@@ -5,7 +5,7 @@
 # github-all (each of its 203 routes in turn), middleware, default-stack,
 # validated-json (the typed api operation) and module-route (a controller of a module
 # with a guard and an interceptor), against bench/instr-baseline.json; and
-# Plinth's own engine (issue 26: plinth-fast, plinth-new-fast) beside
+# Plinth's own engine (plinth-fast, plinth-new-fast) beside
 # fasthttp's native server (fasthttp) on minimal, with the engine's
 # ratios to fasthttp, both counts from the same run, gated as well.
 # It fails when a pair or a ratio grows by more than the baseline's threshold (3 %),

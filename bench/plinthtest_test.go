@@ -13,7 +13,7 @@ import (
 
 // BenchmarkTestClient compares plinthtest's in-process client with the
 // hand-written httptest.NewRequest + httptest.NewRecorder + app.ServeHTTP
-// for a JSON request answered with JSON (issue 29: at most 2 allocations
+// for a JSON request answered with JSON (the budget: at most 2 allocations
 // and 10 % time more). client=plinthtest-openapi sends the same request to
 // a typed api operation with the OpenAPI check on, client=plinthtest-skip
 // with it off: their difference is the check's cost per response.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The numbers of issue 26: Plinth's own HTTP/1.1 engine (Config.Engine
+# Plinth's own HTTP/1.1 engine (Config.Engine
 # "fast", PLINTH_ENGINE=fast) against bare net/http and fasthttp's native
-# handler, printed as the ratios the issue targets.
+# handler, printed as ratios checked against the targets below.
 #
 # Usage: bench/run-engine.sh [instr|wall|all]     (default all)
 #
@@ -54,7 +54,7 @@ verdict() { # value op target
 
 # "wall" alone adds its section to the day's file when there is one.
 [ "$what" = wall-locked ] || { [ "$what" = wall ] && [ -s "$md" ]; } || {
-	echo "# Plinth's engine (issue 26)"
+	echo "# Plinth's engine"
 	echo
 	echo "Command: \`bench/run-engine.sh $what\`; commit $rev,"
 	echo "$(go env GOVERSION), $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') ($(nproc) CPUs, shared with other work)."

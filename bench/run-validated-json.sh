@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Typed handlers against their peers (issue 6's validated-json): POST a
+# Typed handlers against their peers (the validated-json scenario): POST a
 # 5-field JSON body with validation, answer 201 with JSON, for Plinth's api
 # package, Plinth native (the price of typing), huma on net/http, gin with
 # binding tags and echo with go-playground/validator; and the validators

@@ -113,7 +113,7 @@ func TestSQLitePragmas(t *testing.T) {
 	}
 }
 
-// TestConfigVariables (issue 25.5): every variable Open reads, with a good
+// TestConfigVariables: every variable Open reads, with a good
 // value and what it resolves to ("0" switches off what can be off), and a
 // bad value; the table is checked against the names Open reads, and every
 // bad value is named in one error.
@@ -170,7 +170,7 @@ func TestConfigVariables(t *testing.T) {
 	}
 }
 
-// TestConfigEngine (issue 25.6): Config.Engine makes an application that
+// TestConfigEngine: Config.Engine makes an application that
 // needs PostgreSQL fail to open without its URL, instead of creating a
 // SQLite file.
 func TestConfigEngine(t *testing.T) {
@@ -209,7 +209,7 @@ func TestConfigEngine(t *testing.T) {
 	}
 }
 
-// TestAttachLogsTheDatabase (issue 25.6): at start, the App logs the
+// TestAttachLogsTheDatabase: at start, the App logs the
 // database in use, the password redacted, and warns when it is the default
 // file because no URL was set.
 func TestAttachLogsTheDatabase(t *testing.T) {

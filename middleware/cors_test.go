@@ -711,7 +711,7 @@ func ExampleCORS() {
 	// Vary: Origin, Access-Control-Request-Method, Access-Control-Request-Headers
 }
 
-// TestCORSOnBodyLimit (issue 10.5): the 413 that the core decides from
+// TestCORSOnBodyLimit: the 413 that the core decides from
 // Content-Length passes through CORS like any error, so a browser reads the
 // 413 instead of reporting a CORS failure.
 func TestCORSOnBodyLimit(t *testing.T) {

@@ -345,7 +345,7 @@ func TestRealIPAllocations(t *testing.T) {
 	}
 }
 
-// TestSpoofedForwardedBehindXFFProxy (issue 10.4): behind a trusted proxy
+// TestSpoofedForwardedBehindXFFProxy: behind a trusted proxy
 // that appends only X-Forwarded-For, a client that adds its own Forwarded
 // header (a new for= each time, proto=https) neither escapes the rate
 // limiter keyed by client IP nor gets HSTS over plain HTTP: 5 of 20 requests

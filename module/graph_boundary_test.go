@@ -1,6 +1,6 @@
 package module_test
 
-// Boundary tests from mutation testing (issue 25, item 17): each test pins
+// Boundary tests from mutation testing: each test pins
 // a decision that a mutant of module's code flipped without any other test
 // noticing (a scope with one kind of layer only, the second of two guards,
 // a lifecycle value with only a start or only a stop, a missing provider's

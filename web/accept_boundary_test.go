@@ -1,6 +1,6 @@
 package web_test
 
-// Boundary tests of PrefersHTML from mutation testing (issue 25, item 17):
+// Boundary tests of PrefersHTML from mutation testing:
 // q=0 means "not acceptable", q outside [0, 1] is ignored, a tie is not a
 // preference, and an empty list element is skipped.
 

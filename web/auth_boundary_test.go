@@ -1,6 +1,6 @@
 package web_test
 
-// Boundary tests of Auth from mutation testing (issue 25, item 17): a user
+// Boundary tests of Auth from mutation testing: a user
 // that no longer exists signs the session out (once), a LoadUser failure
 // fails the request, a session that cannot be had is an error and not
 // "nobody", an empty ID is nobody, and where RequireUser sends a browser.

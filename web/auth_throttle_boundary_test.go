@@ -1,7 +1,7 @@
 package web_test
 
-// Boundary tests of the sign-in Throttle from mutation testing (issue 25,
-// item 17): the Limit it normalizes and hands its store, the key, the
+// Boundary tests of the sign-in Throttle from mutation testing: the Limit
+// it normalizes and hands its store, the key, the
 // Retry-After rounding at exactly a whole second, which requests take and
 // give back a token, and what a store failure does. The store is a fake
 // that records its calls and answers as told: nothing depends on time.

@@ -1,8 +1,8 @@
 package web_test
 
-// Tests of the sign-in Throttle's per-client budget and bound (issue 37,
-// item 4): one address naming many accounts, 5 guesses each, filled the
-// hashing queue every sign-in shares, so that others' sign-ins got 503.
+// Tests of the sign-in Throttle's per-client budget and bound:
+// without them, one address naming many accounts, 5 guesses each, filled
+// the hashing queue every sign-in shares, so that others' sign-ins got 503.
 
 import (
 	"context"

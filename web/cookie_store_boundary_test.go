@@ -1,7 +1,7 @@
 package web
 
-// Boundary tests of the cookie store's open from mutation testing (issue
-// 25, item 17): a value of exactly MaxCookieSize characters opens and one
+// Boundary tests of the cookie store's open from mutation testing:
+// a value of exactly MaxCookieSize characters opens and one
 // more does not; the shortest sealed value (an empty plaintext: nonce and
 // tag) opens and one byte less does not. Internal: open is not exported.
 

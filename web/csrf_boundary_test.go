@@ -1,6 +1,6 @@
 package web_test
 
-// Boundary tests of CSRF from mutation testing (issue 25, item 17). They
+// Boundary tests of CSRF from mutation testing. They
 // check the CSRF cookie against its documented format computed here
 // independently (the secret and HMAC-SHA256 under CSRFConfig.Keys of the
 // cookie's name, a zero byte and the secret, unpadded base64url), forge

@@ -164,7 +164,7 @@ func csrfToken(t *testing.T, cl *client) string {
 }
 
 // TestCSRFAnonymousNoSession: anonymous visitors' forms store nothing on
-// the server (issue 24, finding 3: every anonymous GET of a form created a
+// the server (before, every anonymous GET of a form created a
 // session, and a flood of them evicted signed-in users); the secret is in
 // a cookie of its own, whose forgery, tampering or absence is refused.
 func TestCSRFAnonymousNoSession(t *testing.T) {
@@ -273,7 +273,7 @@ func TestCSRFCookie(t *testing.T) {
 }
 
 // TestCSRFOrder: CSRF holds whichever of it and the Sessions is installed
-// first (issue 24, finding 5: installed before the sessions, a POST with
+// first (before, installed ahead of the sessions, a POST with
 // the session cookie and no token reached the handler).
 func TestCSRFOrder(t *testing.T) {
 	for _, csrfFirst := range []bool{false, true} {
@@ -297,7 +297,7 @@ func TestCSRFOrder(t *testing.T) {
 }
 
 // TestCSRFRotatesAtLogin: a token taken before sign-in is refused after
-// it (issue 24, finding 7), and after sign-out; a signed-in session's
+// it, and after sign-out; a signed-in session's
 // secret is bound to it, so that another visitor's valid cookie and token
 // planted in the browser are refused.
 func TestCSRFRotatesAtLogin(t *testing.T) {
@@ -340,7 +340,7 @@ func TestCSRFRotatesAtLogin(t *testing.T) {
 }
 
 // TestCSRFFieldName: CSRFField writes CSRFConfig.Field, which the check
-// reads (issue 24, finding 12: it wrote csrf_token whatever the config).
+// reads (before, it wrote csrf_token whatever the config).
 func TestCSRFFieldName(t *testing.T) {
 	app := csrfAppWith(t, web.SessionsConfig{}, web.CSRFConfig{Field: "authenticity_token"}, true)
 	cl := newClient(t, app)

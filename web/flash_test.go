@@ -51,8 +51,8 @@ func TestFlashReadOnce(t *testing.T) {
 }
 
 // TestFlashKeptWhenRenderFails: a page that fails after {{ flashes }} does
-// not consume them; the next page that renders shows them, once (issue
-// 24, finding 12: the failed page lost them). Their text is escaped.
+// not consume them; the next page that renders shows them, once
+// (before, the failed page lost them). Their text is escaped.
 func TestFlashKeptWhenRenderFails(t *testing.T) {
 	s, err := web.NewSessions(web.SessionsConfig{})
 	if err != nil {

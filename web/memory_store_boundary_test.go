@@ -1,6 +1,6 @@
 package web
 
-// Boundary tests of MemoryStore from mutation testing (issue 25, item 17):
+// Boundary tests of MemoryStore from mutation testing:
 // a session expires at exactly its deadline, the store holds exactly
 // MaxSessions, and eviction follows use order. The clock is the store's
 // Clock; nothing here depends on real time.

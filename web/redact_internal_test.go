@@ -9,7 +9,7 @@ import (
 
 // A store URL's password, in the userinfo, the query or a key/value DSN,
 // never reaches the error that names the URL, nor the wrapped opener's
-// error (issue 24, finding 12).
+// error.
 func TestStoreURLErrorsHidePasswords(t *testing.T) {
 	failing := func(_ context.Context, url string) (Store, error) {
 		return nil, errors.New("cannot connect to " + url) // an opener that quotes its URL

@@ -1,7 +1,7 @@
 package web
 
-// Boundary tests of the session codec from mutation testing (issue 25,
-// item 17): every length check at exactly its limit (a value that ends the
+// Boundary tests of the session codec from mutation testing: every length
+// check at exactly its limit (a value that ends the
 // data, a payload one byte short, a count that cannot fit), the header's
 // limits, and the numeric conversions at the edges of each type. The codec
 // is internal, so these tests are too.

@@ -102,7 +102,7 @@ func typeName(v any) string {
 	return "other"
 }
 
-// TestSessionsConfigOneError (issue 25.5): the PLINTH_SESSION_* variables
+// TestSessionsConfigOneError: the PLINTH_SESSION_* variables
 // go through the shared reader: every bad value is named in one error, and
 // "0" is refused where the setting cannot be off.
 func TestSessionsConfigOneError(t *testing.T) {
@@ -125,7 +125,7 @@ func TestSessionsConfigOneError(t *testing.T) {
 	}
 }
 
-// TestSessionsDeclareTheirVariables (issue 25.5): Attach declares the
+// TestSessionsDeclareTheirVariables: Attach declares the
 // PLINTH_SESSION_* variables to the App, so that they are not reported as
 // misspelled at start; a misspelled one is, with the right name.
 func TestSessionsDeclareTheirVariables(t *testing.T) {

@@ -108,7 +108,7 @@ for scen, conns in keys:
               f"{per_round(rows)} |")
 print(f"\nMedians of {max(len(v) for v in cells.values()) if cells else 0} rounds.")
 
-# The goal of issue 31, checked on these medians: Plinth at least 10x
+# The goal of this benchmark, checked on these medians: Plinth at least 10x
 # Laravel's req/s at an equal or lower p99, and ahead of gin, on every route
 # but login (dominated by the password hash at equal cost: reported only).
 lines = []

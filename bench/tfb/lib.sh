@@ -27,7 +27,7 @@ start_server() {
 	shift 2
 	local b
 	b=$(binary_of "$name") || return 1
-	# plinth-fast is the same server on Plinth's own engine (issue 26).
+	# plinth-fast is the same server on Plinth's own engine (PLINTH_ENGINE=fast).
 	[ "$name" = plinth-fast ] && set -- "$@" PLINTH_ENGINE=fast
 	env "$@" PLINTH_ADDR="127.0.0.1:$port" DATABASE_URL="$DATABASE_URL" \
 		taskset -c "$SERVER_CPU" "$b" >"$rawdir/server-$name-$port.log" 2>&1 &

@@ -8,11 +8,11 @@ import (
 	"time"
 )
 
-// TestAllocsPerRequest (issues 26 and 37): over a real loopback connection,
+// TestAllocsPerRequest: over a real loopback connection,
 // a keep-alive GET costs the engine four allocations: the head's string,
 // the request's exchange (the *http.Request, its URL, context and Body in
-// one object) and its header map (a map and its first group). Until issue
-// 37 the request was reused and a GET cost one; a fresh request is what
+// one object) and its header map (a map and its first group). An engine that
+// reused the request cost one per GET; a fresh request is what
 // keeps a goroutine that outlives its handler from reading the next
 // client's request. The handler here allocates nothing.
 func TestAllocsPerRequest(t *testing.T) {

@@ -1,11 +1,12 @@
 package engine
 
-// The request contract of net/http, kept by the engine (issue 37): what a
+// The request contract of net/http, kept by the engine: what a
 // handler can reach through its request (the *http.Request, its Header,
 // URL, Trailer, context and Body) belongs to that request alone, also for a
 // goroutine that reads it after the handler returned; and four differences
-// from net/http the third outside attack found (the 101 head before a
-// hijack, trailer names, the header timer, idle memory).
+// from net/http that a security review found and the engine no longer has
+// (the 101 head before a hijack, trailer names, the header timer, idle
+// memory).
 
 import (
 	"bufio"

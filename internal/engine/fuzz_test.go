@@ -154,8 +154,8 @@ func sprint(v any) string {
 	return strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(fmtV(v), "\n", " "), "\t", " "))
 }
 
-// headSeeds is the seed corpus: valid requests and the smuggling corpus of
-// issue 26, run as a plain test by go test.
+// headSeeds is the seed corpus: valid requests and the request-smuggling
+// corpus, run as a plain test by go test.
 var headSeeds = []string{
 	"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
 	"GET /a/b?c=d&e HTTP/1.1\r\nHost: a\r\nUser-Agent: x\r\nAccept: */*\r\n\r\n",

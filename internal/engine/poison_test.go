@@ -10,11 +10,11 @@ import (
 	"time"
 )
 
-// TestKeptRequestIsNotARace (issue 37): a handler that hands its request
+// TestKeptRequestIsNotARace: a handler that hands its request
 // to a goroutine reading it after the handler returned is legal net/http
 // code, and on the engine it neither races with the connection (under
-// -race the detector would fail this test) nor sees another request. Until
-// issue 37 the engine reused the request and this was a reported race.
+// -race the detector would fail this test) nor sees another request. An
+// engine that reuses its *http.Request fails here with a reported race.
 func TestKeptRequestIsNotARace(t *testing.T) {
 	var wg sync.WaitGroup
 	type kept struct {

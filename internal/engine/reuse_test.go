@@ -3,7 +3,7 @@ package engine
 // Connection reuse and the end of a connection, side by side with net/http:
 // each test serves the same plain handler on net/http's server and on the
 // engine, sends the same bytes to both, and expects the same thing of both.
-// They cover what the fuzzers found (issue 26): the unread body read after
+// They cover what the fuzzers found: the unread body read after
 // a response that closes the connection, net/http's wait for four bytes
 // before the next request, and a request line cut by the end of the stream.
 

@@ -13,7 +13,7 @@ import (
 	"github.com/plinth-go/plinth/observe/metrics"
 )
 
-// TestDeclaresItsVariable (issue 25.5): New declares PLINTH_METRICS_ADDR to
+// TestDeclaresItsVariable: New declares PLINTH_METRICS_ADDR to
 // the App, so that the start-up check of misspelled PLINTH_* variables
 // knows it and names it for a misspelling.
 func TestDeclaresItsVariable(t *testing.T) {

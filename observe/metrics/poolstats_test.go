@@ -30,7 +30,7 @@ func (fakeStat) NewConnsCount() int64                { return 6 }
 func (fakeStat) MaxLifetimeDestroyCount() int64      { return 1 }
 func (fakeStat) MaxIdleDestroyCount() int64          { return 0 }
 
-// TestPoolStats (issue 25.11): a pgx pool's statistics are exported, each
+// TestPoolStats: a pgx pool's statistics are exported, each
 // read once per scrape.
 func TestPoolStats(t *testing.T) {
 	m := metrics.New(plinth.New(), metrics.Config{})
@@ -80,7 +80,7 @@ pgxpool_total_connections{db_name="main"} 5
 	}
 }
 
-// TestPoolStatsPostgres (issue 25.11): queries through a pgx pool, the
+// TestPoolStatsPostgres: queries through a pgx pool, the
 // data layer's db.Pgx() fast path, show in the pool's series, where the
 // database/sql ones read nothing.
 func TestPoolStatsPostgres(t *testing.T) {

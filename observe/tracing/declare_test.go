@@ -13,7 +13,7 @@ import (
 	"github.com/plinth-go/plinth/observe/tracing"
 )
 
-// TestDeclaresItsVariables (issue 25.5): New declares the PLINTH_TRACING_*
+// TestDeclaresItsVariables: New declares the PLINTH_TRACING_*
 // variables to the App, so that the start-up check of misspelled PLINTH_*
 // variables knows them and names them for a misspelling.
 func TestDeclaresItsVariables(t *testing.T) {

@@ -65,7 +65,7 @@ type Result struct {
 
 // Ratio is a framework's count over its yardstick's on one scenario, both
 // measured in the same run: Plinth's engine (plinth-fast, plinth-new-fast)
-// over fasthttp's native server (issue 26). A ratio moves less with the
+// over fasthttp's native server. A ratio moves less with the
 // toolchain and the machine than either count.
 type Ratio struct {
 	Scenario  string  `json:"scenario"`
@@ -135,7 +135,7 @@ const serverEnv = "GOGC=off GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off,memprofiler
 const updateCommand = "bench/instr-gate.sh -update"
 
 // defaultFrameworks are the gate's: plinth.Bare() and plinth.New() on
-// net/http on every scenario; on Plinth's own engine (issue 26) and
+// net/http on every scenario; on Plinth's own engine (Config.Engine = "fast") and
 // fasthttp's native server, its yardstick, on minimal only, to keep
 // the gate short (the engine runs the same App: the other scenarios differ
 // from these in the App, which plinth and plinth-new already gate).

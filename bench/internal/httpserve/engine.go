@@ -13,7 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// The frameworks of issue 26 (Plinth's own HTTP/1.1 engine), served by
+// The frameworks on Plinth's own HTTP/1.1 engine, served by
 // cmd/instr, cmd/instr-gate and cmd/bench-server beside the others:
 //
 //	plinth-fast      plinth.Bare() on the engine (Config.Engine = "fast")

@@ -4,7 +4,7 @@
 // benchmark database to confirm updates and count queries, and reports one
 // Result per check, as TFB's own verifier would judge it.
 //
-// The rules come from the TFB toolset (see RULES.md in the project notes):
+// The rules come from the TFB toolset (bench/tfb/RULES.md):
 // required headers, content types, no gzip, body shapes and value ranges,
 // clamping of the queries/count parameter, a Date header that changes, the
 // exact fortunes table with HTML escaping, updates that persist, and the

@@ -9,7 +9,7 @@ import (
 )
 
 // countSpec is what one request of a test must do to the database, per
-// RULES.md's table: selects statements reading rowsRead rows of table,
+// bench/tfb/RULES.md's table: selects statements reading rowsRead rows of table,
 // then (updates) between updMin and updMax UPDATE statements changing
 // rowsUpdated rows.
 type countSpec struct {
