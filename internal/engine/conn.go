@@ -35,26 +35,26 @@ type conn struct {
 	cancel context.CancelFunc
 	remote string
 
-	ex         *exchange     // the request being served: fresh for each (see exchange)
-	req        *http.Request // &ex.req
-	body       body
-	resp       response
-	big        []byte   // a head longer than the read buffer
-	scratch    []byte   // where an unread body is discarded to
-	lastKeys   []hdrKey // the names of the previous response's header
-	hi         headInfo // what parseHead noted of the request's fields
-	scan       headScan // what headEnd found in the head
-	ahead      string   // the rest of the copy the last head was cut from (see headString)
-	rdl        time.Time
-	wdl        bool // a write deadline was set by the handler
-	werr       error
-	lastPOST   bool
-	served     bool // a request was read: the next wait is an idle one
-	closeAfter bool
-	linger     bool // close with a half-close and a wait (a body too big to discard)
-	hijacked   bool
-	kept       bool             // a request was served and the connection kept: the next wait is net/http's Peek(4)
-	poisonState // plinth_enginepoison: the last request, to check it was left alone (empty otherwise)
+	ex          *exchange     // the request being served: fresh for each (see exchange)
+	req         *http.Request // &ex.req
+	body        body
+	resp        response
+	big         []byte   // a head longer than the read buffer
+	scratch     []byte   // where an unread body is discarded to
+	lastKeys    []hdrKey // the names of the previous response's header
+	hi          headInfo // what parseHead noted of the request's fields
+	scan        headScan // what headEnd found in the head
+	ahead       string   // the rest of the copy the last head was cut from (see headString)
+	rdl         time.Time
+	wdl         bool // a write deadline was set by the handler
+	werr        error
+	lastPOST    bool
+	served      bool // a request was read: the next wait is an idle one
+	closeAfter  bool
+	linger      bool // close with a half-close and a wait (a body too big to discard)
+	hijacked    bool
+	kept        bool // a request was served and the connection kept: the next wait is net/http's Peek(4)
+	poisonState      // plinth_enginepoison: the last request, to check it was left alone (empty otherwise)
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
