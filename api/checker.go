@@ -17,7 +17,7 @@ type Checker[T any] struct {
 }
 
 // NewChecker compiles the validate tags of T, a struct type whose JSON
-// member names make the locations. Of cfg it uses Message (default nil:
+// member names make the locations (below "body", see Check). Of cfg it uses Message (default nil:
 // English texts); the zero Config is valid. Like NewBinder and Register, it
 // panics on a type that is not a struct or a bad tag: call it at startup.
 func NewChecker[T any](cfg Config) *Checker[T] {
@@ -42,19 +42,17 @@ func newChecker[T any](cfg Config) (*Checker[T], error) {
 	return &Checker[T]{check: c, msgs: messages{custom: cfg.Message}}, nil
 }
 
-// Check returns nil if v passes every rule, or every failure, located by
-// JSON names ("email", "items[2].email"). r is given to Config.Message; it
-// may be nil.
+// Check returns nil if v passes every rule, or every failure, located as
+// the same value sent as a typed operation's or a Binder's JSON body would
+// be: by JSON names below "body" ("body.email", "body.items[2].email"), so
+// that a client reads one scheme of locations in every 422 problem and in
+// the OpenAPI document's ErrorDetail. r is given to Config.Message; it may
+// be nil.
 func (c *Checker[T]) Check(r *http.Request, v *T) FieldErrors {
 	if c.check == nil || c.check(unsafe.Pointer(v), nil) {
 		return nil
 	}
-	col := &collector{msgs: c.msgs, r: r}
+	col := &collector{msgs: c.msgs, r: r, path: append(make([]byte, 0, 64), "body"...)}
 	c.check(unsafe.Pointer(v), col)
-	for _, e := range col.errs {
-		if len(e.Location) > 0 && e.Location[0] == '.' {
-			e.Location = e.Location[1:]
-		}
-	}
 	return col.errs
 }

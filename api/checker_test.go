@@ -1,13 +1,17 @@
 package api_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/api"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 type signup struct {
@@ -28,7 +32,7 @@ func TestChecker(t *testing.T) {
 	if errs := c.Check(nil, &ok); errs != nil {
 		t.Fatalf("valid value: %v", errs)
 	}
-	if n := testing.AllocsPerRun(100, func() { c.Check(nil, &ok) }); n != 0 && !raceEnabled {
+	if n := testing.AllocsPerRun(100, func() { c.Check(nil, &ok) }); n != 0 && !racetest.Enabled {
 		t.Errorf("a valid value costs %v allocations", n)
 	}
 
@@ -38,9 +42,9 @@ func TestChecker(t *testing.T) {
 	r.Header.Set("Accept-Language", "fr")
 	errs := c.Check(r, &bad)
 	got := fmt.Sprint(errs)
-	for _, want := range []string{"email: est obligatoire", "age: must be at least 18", "contacts[1].email: must be a valid email", "nick: must be at least 2 characters long"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("errors lack %q: %s", want, got)
+	for i, want := range []string{"body.email: est obligatoire", "body.age: must be at least 18", "body.contacts[1].email: must be a valid email", "body.nick: must be at least 2 characters long"} {
+		if i >= len(errs) || errs[i].Error() != want {
+			t.Errorf("error %d is not %q: %s", i, want, got)
 		}
 	}
 	if errs[1].Value != 12 {
@@ -73,5 +77,44 @@ func TestCheckerPanics(t *testing.T) {
 			}()
 			fn()
 		})
+	}
+}
+
+// TestCheckerLocatesAsBinder: the same invalid value, checked by a Checker
+// or sent as the JSON body of a Binder, gives the same locations and
+// messages, so that a client reads one scheme ("body.email") in every 422.
+func TestCheckerLocatesAsBinder(t *testing.T) {
+	short := "x"
+	bad := signup{Age: 12, Contacts: []Contact{{Email: "b@example.com"}, {Email: "nope"}}, Nick: &short}
+	checked := api.NewChecker[signup](api.Config{}).Check(nil, &bad)
+
+	app := plinth.Bare()
+	binder := api.NewBinder[signup](api.Config{})
+	app.Post("/signup", func(c *plinth.Ctx) error {
+		var in signup
+		if err := binder.Bind(c, &in); err != nil {
+			return err
+		}
+		return c.NoContent(http.StatusNoContent)
+	})
+	body := `{"age":12,"contacts":[{"email":"b@example.com"},{"email":"nope"}],"nick":"x"}`
+	req := httptest.NewRequest("POST", "/signup", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	app.ServeHTTP(rec, req)
+	var p struct{ Errors []*api.FieldError }
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || rec.Code != 422 {
+		t.Fatalf("binder: %d %s", rec.Code, rec.Body)
+	}
+	texts := func(es []*api.FieldError) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Error())
+		}
+		slices.Sort(out)
+		return out
+	}
+	if c, b := texts(checked), texts(p.Errors); !slices.Equal(c, b) {
+		t.Errorf("Checker located\n\t%q\nBinder located\n\t%q", c, b)
 	}
 }
