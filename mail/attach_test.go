@@ -57,24 +57,27 @@ func startApp(t *testing.T, app *plinth.App, log *syncBuffer) string {
 }
 
 // TestAttach: the variables are declared (no misspelling warning), the
-// default transport is announced with a warning, a set one with its URL
-// redacted.
+// default transport is announced with a warning, a set one by its String,
+// a wrapped one (WithFrom, from Config.From) through Unwrap; a bad URL is
+// Open's error, before anything is attached.
 func TestAttach(t *testing.T) {
 	for _, tc := range []struct {
 		url, want, notWant string
 	}{
 		{"", "messages are logged, not sent", "not read by Plinth"},
-		{"memory:", `url=memory:`, "not read by Plinth"},
+		{"memory:", `transport=memory:`, "not read by Plinth"},
+		{"log:?body=true", `transport="log:?body=true"`, "messages are logged, not sent"},
 	} {
 		t.Setenv(mail.EnvURL, tc.url)
 		t.Setenv(mail.EnvFrom, "Team <team@example.com>")
 		var log syncBuffer
 		app := plinth.New()
 		app.Logger = slog.New(slog.NewTextHandler(&log, nil))
-		m, err := mail.Attach(app, mail.Config{Logger: app.Logger})
+		m, err := mail.Open(mail.Config{Logger: app.Logger})
 		if err != nil {
 			t.Fatal(err)
 		}
+		mail.Attach(app, m)
 		if err := m.Send(context.Background(), &mail.Message{To: []string{"a@example.com"}, Text: "x"}); err != nil {
 			t.Fatalf("Send with the default From: %v", err)
 		}
@@ -84,7 +87,17 @@ func TestAttach(t *testing.T) {
 		}
 	}
 	t.Setenv(mail.EnvURL, "smtp://u:secret@h")
-	if _, err := mail.Attach(plinth.New(), mail.Config{}); err == nil || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), mail.EnvURL) {
-		t.Fatalf("Attach with smtp:// and no opener: %v", err)
+	if _, err := mail.Open(mail.Config{}); err == nil || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), mail.EnvURL) {
+		t.Fatalf("Open with smtp:// and no opener: %v", err)
 	}
+}
+
+// TestAttachNil: a nil Mailer panics at Attach.
+func TestAttachNil(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil {
+			t.Fatal("no panic")
+		}
+	}()
+	mail.Attach(plinth.New(), nil)
 }

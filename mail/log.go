@@ -16,6 +16,16 @@ type LogMailer struct {
 	// Body adds the text part to each record ("text"). Default false:
 	// the text of a password reset mail holds its secret link.
 	Body bool
+
+	defaulted bool // Open chose it because no URL was set
+}
+
+// String returns the transport's URL: "log:", or "log:?body=true".
+func (l *LogMailer) String() string {
+	if l.Body {
+		return "log:?body=true"
+	}
+	return "log:"
 }
 
 // Send validates m and logs it.

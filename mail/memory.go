@@ -17,6 +17,9 @@ type Memory struct {
 	err  error
 }
 
+// String returns the transport's URL, "memory:".
+func (mm *Memory) String() string { return "memory:" }
+
 // Send validates m and records it; it returns the error set with Fail,
 // recording nothing, when one is set.
 func (mm *Memory) Send(ctx context.Context, m *Message) error {

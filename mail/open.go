@@ -128,7 +128,7 @@ func (c Config) open() (Mailer, error) {
 			}
 			body = v == "true"
 		}
-		return &LogMailer{Logger: c.Logger, Body: body}, nil
+		return &LogMailer{Logger: c.Logger, Body: body, defaulted: c.defaulted}, nil
 	case "memory":
 		return &Memory{}, nil
 	case "":
@@ -175,36 +175,55 @@ func Redact(raw string) string {
 	return raw
 }
 
-// Attach opens cfg's transport for app: it declares the variables Open
-// reads (App.DeclareEnv), and logs the transport in use when the App
-// starts (the URL's password redacted), with a warning when it is the
-// default log transport because no URL was set. It does not add a
-// readiness check: a mail server that is down should not take the App out
-// of its load balancer; use Ping in a check of your own that reports it.
-func Attach(app *plinth.App, cfg Config) (Mailer, error) {
+// Attach installs m on app: it declares the variables Open reads
+// (App.DeclareEnv), and logs the transport in use when the App starts (m's
+// String method, when it has one, else its type; the URL's password is
+// never in it), with a warning when it is the log transport Open chose
+// because no URL was set (Config.URL and PLINTH_MAIL_URL empty): messages
+// are then logged, not sent. It logs through App.Logger (else
+// slog.Default()). It does not add a readiness check: a mail server that is
+// down should not take the App out of its load balancer; use Ping in a
+// check of your own that reports it. It panics when m is nil. Make m first
+// with Open (or any Mailer), which returns the configuration's errors.
+func Attach(app *plinth.App, m Mailer) {
+	if m == nil {
+		panic("mail: Attach: the Mailer is nil")
+	}
 	app.DeclareEnv(EnvNames()...)
-	resolved, err := cfg.resolve()
-	if err != nil {
-		return nil, err
-	}
-	m, err := resolved.openWithFrom()
-	if err != nil {
-		return nil, err
-	}
 	app.OnStart(func(context.Context) error {
-		log := resolved.Logger
-		if log == nil {
-			log = app.Logger
-		}
+		log := app.Logger
 		if log == nil {
 			log = slog.Default()
 		}
-		if resolved.defaulted {
-			log.Warn("mail: no mail URL is set ("+EnvURL+" or mail.Config.URL): messages are logged, not sent", "url", DefaultURL)
+		desc, defaulted := describeMailer(m)
+		if defaulted {
+			log.Warn("mail: no mail URL is set ("+EnvURL+" or mail.Config.URL): messages are logged, not sent", "transport", desc)
 			return nil
 		}
-		log.Info("mail: transport", "url", Redact(resolved.URL))
+		log.Info("mail: transport", "transport", desc)
 		return nil
 	})
-	return m, nil
+}
+
+// describeMailer returns what Attach logs of m: the String of the first Mailer
+// in its Unwrap chain that has one, else m's type, and whether the chain
+// ends in the log transport Open defaulted to.
+func describeMailer(m Mailer) (desc string, defaulted bool) {
+	for cur := m; cur != nil; {
+		if l, ok := cur.(*LogMailer); ok && l.defaulted {
+			defaulted = true
+		}
+		if s, ok := cur.(fmt.Stringer); ok && desc == "" {
+			desc = s.String()
+		}
+		u, ok := cur.(interface{ Unwrap() Mailer })
+		if !ok {
+			break
+		}
+		cur = u.Unwrap()
+	}
+	if desc == "" {
+		desc = fmt.Sprintf("%T", m)
+	}
+	return desc, defaulted
 }

@@ -11,11 +11,12 @@ import (
 // QueuedKind is the job kind of a queued message.
 const QueuedKind = "plinth.mail"
 
-// DefaultQueuedMaxAttempts is a queued message's attempt limit without a
-// jobs.MaxAttempts option: a mail that could not be handed to the server
-// in 10 tries (hours apart by the end, with the backend's exponential
-// backoff) is discarded with its errors recorded, rather than arriving
-// weeks late as the jobs default of 25 attempts would allow.
+// DefaultQueuedMaxAttempts is a queued message's attempt limit when
+// neither QueuedConfig.Opts nor Enqueue's opts set MaxAttempts: a mail that
+// could not be handed to the server in 10 tries (hours apart by the end,
+// with the backend's exponential backoff) is discarded with its errors
+// recorded, rather than arriving weeks late as the jobs default of 25
+// attempts would allow.
 const DefaultQueuedMaxAttempts = 10
 
 // QueuedMail is the job a Queued mailer enqueues: the message as rendered
@@ -42,34 +43,43 @@ func (QueuedMail) Kind() string { return QueuedKind }
 // message but before the job was marked done sends it again.
 type Queued struct {
 	client *jobs.Client
-	opts   []jobs.Option
+	opts   jobs.EnqueueOpts
 	from   string
 }
 
-// NewQueued returns a Queued mailer enqueueing on client with opts (after
-// jobs.MaxAttempts(DefaultQueuedMaxAttempts), so that an option given
-// here overrides it). The kind must be registered on client with
-// HandleQueued, in every role, or Send fails with jobs.ErrUnknownKind.
-func NewQueued(client *jobs.Client, opts ...jobs.Option) *Queued {
-	if client == nil {
-		panic("mail: NewQueued needs a *jobs.Client")
-	}
-	return &Queued{client: client, opts: append([]jobs.Option{jobs.MaxAttempts(DefaultQueuedMaxAttempts)}, opts...)}
+// QueuedConfig configures NewQueued. Client is required; the zero value of
+// the other fields means their defaults.
+type QueuedConfig struct {
+	// Client is the queue the messages are enqueued on. Required: NewQueued
+	// panics when it is nil. The kind must be registered on it with
+	// HandleQueued, in every role, or Send fails with jobs.ErrUnknownKind.
+	Client *jobs.Client
+	// Opts are the options of every message's job; Enqueue's opts override
+	// them field by field. Default: the jobs defaults, except MaxAttempts,
+	// DefaultQueuedMaxAttempts (10).
+	Opts jobs.EnqueueOpts
+	// From, when set, is the From of a message without one (set on a copy
+	// of the message) before it is checked: the sender a deployment gives
+	// in PLINTH_MAIL_FROM (Config.From) applies to the queue too. Default
+	// none: a message without From fails Send.
+	From string
 }
 
-// WithDefaultFrom returns a copy of q that sets From to from on a message
-// without one (a copy of the message), before checking it: the sender a
-// deployment gives in PLINTH_MAIL_FROM (Config.From) applies to the queue
-// too. Default none: a message without From fails Send.
-func (q *Queued) WithDefaultFrom(from string) *Queued {
-	c := *q
-	c.from = from
-	return &c
+// NewQueued returns a Queued mailer enqueueing on cfg.Client with cfg.Opts.
+// It panics when cfg.Client is nil.
+func NewQueued(cfg QueuedConfig) *Queued {
+	if cfg.Client == nil {
+		panic("mail: NewQueued: QueuedConfig.Client is nil")
+	}
+	if cfg.Opts.MaxAttempts == 0 {
+		cfg.Opts.MaxAttempts = DefaultQueuedMaxAttempts
+	}
+	return &Queued{client: cfg.Client, opts: cfg.Opts, from: cfg.From}
 }
 
 // Send enqueues m (see Enqueue).
 func (q *Queued) Send(ctx context.Context, m *Message) error {
-	_, err := q.Enqueue(ctx, m)
+	_, err := q.Enqueue(ctx, m, nil)
 	return err
 }
 
@@ -77,7 +87,9 @@ func (q *Queued) Send(ctx context.Context, m *Message) error {
 // InTx when it joined the context's transaction). An invalid message is an
 // error wrapping ErrInvalid and enqueues nothing; so is a message whose
 // job would exceed jobs.MaxArgsBytes (jobs.ErrTooLarge). m is not changed.
-func (q *Queued) Enqueue(ctx context.Context, m *Message, opts ...jobs.Option) (jobs.Result, error) {
+// The job's options are QueuedConfig.Opts with the fields opts sets (its
+// non-zero ones) over them; nil: QueuedConfig.Opts as they are.
+func (q *Queued) Enqueue(ctx context.Context, m *Message, opts *jobs.EnqueueOpts) (jobs.Result, error) {
 	if m != nil && m.From == "" && q.from != "" {
 		c := *m
 		c.From = q.from
@@ -94,16 +106,35 @@ func (q *Queued) Enqueue(ctx context.Context, m *Message, opts ...jobs.Option) (
 	if c.MessageID == "" {
 		c.MessageID = NewMessageID(p.from.Address)
 	}
-	if len(opts) > 0 {
-		opts = append(append([]jobs.Option(nil), q.opts...), opts...)
-	} else {
-		opts = q.opts
+	o := q.opts
+	if opts != nil {
+		o = merge(o, *opts)
 	}
-	res, err := q.client.Enqueue(ctx, QueuedMail{Message: &c}, opts...)
+	res, err := q.client.Enqueue(ctx, QueuedMail{Message: &c}, &o)
 	if err != nil {
 		return jobs.Result{}, fmt.Errorf("mail: enqueueing: %w", err)
 	}
 	return res, nil
+}
+
+// merge returns base with the non-zero fields of over over it.
+func merge(base, over jobs.EnqueueOpts) jobs.EnqueueOpts {
+	if over.Queue != "" {
+		base.Queue = over.Queue
+	}
+	if !over.ScheduledAt.IsZero() {
+		base.ScheduledAt = over.ScheduledAt
+	}
+	if over.MaxAttempts != 0 {
+		base.MaxAttempts = over.MaxAttempts
+	}
+	if over.Priority != 0 {
+		base.Priority = over.Priority
+	}
+	if over.UniqueKey != "" {
+		base.UniqueKey = over.UniqueKey
+	}
+	return base
 }
 
 // HandleQueued registers the worker of queued messages on client: it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -39,7 +40,7 @@ func newQueue(t *testing.T, deliverer mail.Mailer) (*jobstest.Backend, *jobs.Cli
 	b := jobstest.New()
 	c := jobs.NewClient(b)
 	mail.HandleQueued(c, deliverer)
-	return b, c, mail.NewQueued(c)
+	return b, c, mail.NewQueued(mail.QueuedConfig{Client: c})
 }
 
 // TestQueuedDelivers: Send enqueues the rendered message (Date and
@@ -52,7 +53,7 @@ func TestQueuedDelivers(t *testing.T) {
 	b, c, q := newQueue(t, d)
 	m := valid()
 	m.HTML = "<p>Hi</p>"
-	res, err := q.Enqueue(ctx, m)
+	res, err := q.Enqueue(ctx, m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestQueuedPermanentDiscards(t *testing.T) {
 	mem := mailtest.New()
 	d := &scripted{mem: mem, errs: []error{mail.Permanent(errors.New("550 5.1.1 no such user"))}}
 	b, c, q := newQueue(t, d)
-	res, err := q.Enqueue(ctx, valid())
+	res, err := q.Enqueue(ctx, valid(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,27 +119,53 @@ func TestQueuedRefusesBadInput(t *testing.T) {
 		t.Errorf("oversize: Send = %v, want jobs.ErrTooLarge", err)
 	}
 	b.AssertNone(t)
-	unregistered := mail.NewQueued(jobs.NewClient(jobstest.New()))
+	unregistered := mail.NewQueued(mail.QueuedConfig{Client: jobs.NewClient(jobstest.New())})
 	if err := unregistered.Send(ctx, valid()); !errors.Is(err, jobs.ErrUnknownKind) {
 		t.Errorf("without HandleQueued: %v, want jobs.ErrUnknownKind", err)
 	}
 }
 
-// TestQueuedOptions: options given to NewQueued and to Enqueue apply.
+// TestQueuedOptions: QueuedConfig.Opts apply to every job, Enqueue's opts
+// override them field by field, and MaxAttempts defaults to
+// DefaultQueuedMaxAttempts.
 func TestQueuedOptions(t *testing.T) {
 	ctx := context.Background()
 	b := jobstest.New()
 	c := jobs.NewClient(b)
 	mail.HandleQueued(c, mailtest.New())
-	q := mail.NewQueued(c, jobs.MaxAttempts(3), jobs.Queue("mail"))
-	res, err := q.Enqueue(ctx, valid(), jobs.Priority(2))
+	q := mail.NewQueued(mail.QueuedConfig{Client: c, Opts: jobs.EnqueueOpts{MaxAttempts: 3, Queue: "mail"}})
+	res, err := q.Enqueue(ctx, valid(), &jobs.EnqueueOpts{Priority: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	info, _ := b.Job(ctx, res.ID)
-	if info.MaxAttempts != 3 || info.Queue != "mail" {
-		t.Fatalf("job %+v", info)
+	if info.MaxAttempts != 3 || info.Queue != "mail" || info.Priority != 2 {
+		t.Fatalf("job %+v, want max attempts 3, queue mail, priority 2", info)
 	}
+	res, err = q.Enqueue(ctx, valid(), &jobs.EnqueueOpts{MaxAttempts: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, _ = b.Job(ctx, res.ID); info.MaxAttempts != 5 || info.Queue != "mail" || info.Priority != jobs.DefaultPriority {
+		t.Fatalf("job %+v, want max attempts 5, queue mail, the default priority", info)
+	}
+	d := mail.NewQueued(mail.QueuedConfig{Client: c})
+	if res, err = d.Enqueue(ctx, valid(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ = b.Job(ctx, res.ID); info.MaxAttempts != mail.DefaultQueuedMaxAttempts || info.Queue != jobs.DefaultQueue {
+		t.Fatalf("job %+v, want the defaults", info)
+	}
+}
+
+// TestNewQueuedNilClient: a nil Client panics, naming the field.
+func TestNewQueuedNilClient(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "QueuedConfig.Client") {
+			t.Fatalf("recovered %v, want a panic naming QueuedConfig.Client", r)
+		}
+	}()
+	mail.NewQueued(mail.QueuedConfig{})
 }
 
 // TestQueuedInTransaction: a mail sent in a transaction that rolls back is
@@ -148,7 +175,7 @@ func TestQueuedInTransaction(t *testing.T) {
 	mem := mailtest.New()
 	b, c, q := newQueue(t, mem)
 	txCtx, tx := b.Begin(ctx)
-	res, err := q.Enqueue(txCtx, valid())
+	res, err := q.Enqueue(txCtx, valid(), nil)
 	if err != nil || !res.InTx {
 		t.Fatalf("Enqueue in a transaction: %+v, %v", res, err)
 	}
@@ -179,7 +206,7 @@ func TestQueuedBackoff(t *testing.T) {
 	b, c, q := newQueue(t, d)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	b.SetClock(func() time.Time { return now })
-	res, err := q.Enqueue(ctx, valid())
+	res, err := q.Enqueue(ctx, valid(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +227,7 @@ func TestQueuedBackoff(t *testing.T) {
 	mailtest.Count(t, mem, 1)
 }
 
-// TestQueuedDefaultFrom: WithDefaultFrom fills a missing sender before the
+// TestQueuedDefaultFrom: QueuedConfig.From fills a missing sender before the
 // check, on a copy; a message with its own From keeps it.
 func TestQueuedDefaultFrom(t *testing.T) {
 	ctx := context.Background()
@@ -211,7 +238,7 @@ func TestQueuedDefaultFrom(t *testing.T) {
 	if err := q.Send(ctx, m); !errors.Is(err, mail.ErrInvalid) {
 		t.Fatalf("without a default From: %v", err)
 	}
-	qf := q.WithDefaultFrom("Team <team@example.com>")
+	qf := mail.NewQueued(mail.QueuedConfig{Client: c, From: "Team <team@example.com>"})
 	if err := qf.Send(ctx, m); err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 	gomail "github.com/wneessen/go-mail"
 
 	"github.com/plinth-go/plinth/mail"
-	smtpmail "github.com/plinth-go/plinth/mail/smtpmail"
+	"github.com/plinth-go/plinth/mail/smtpmail"
 	"github.com/plinth-go/plinth/mail/smtpmail/smtptest"
 )
 
@@ -105,7 +105,7 @@ func plinthMessage(tb testing.TB, t *mail.Templates) *mail.Message {
 }
 
 func catcher(tb testing.TB) *smtptest.Server {
-	return smtptest.New(tb, smtptest.Options{Discard: true})
+	return smtptest.New(tb, smtptest.Config{Discard: true})
 }
 
 func plinthMailer(tb testing.TB, s *smtptest.Server, maxIdle int) *smtpmail.Mailer {
@@ -239,7 +239,7 @@ func check(b *testing.B, s *smtptest.Server, conns int) {
 // subject, text and HTML (so the benchmark compares the same work).
 func TestMailSidesAgree(t *testing.T) {
 	ctx := context.Background()
-	s := smtptest.New(t, smtptest.Options{})
+	s := smtptest.New(t, smtptest.Config{})
 	if err := plinthMailer(t, s, 0).Send(ctx, plinthMessage(t, plinthTemplates(t))); err != nil {
 		t.Fatal(err)
 	}

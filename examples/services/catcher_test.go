@@ -23,7 +23,7 @@ type caught struct {
 
 func newCatcher(t *testing.T) *catcher {
 	t.Helper()
-	return &catcher{srv: smtptest.New(t, smtptest.Options{TLS: smtptest.NoTLS})}
+	return &catcher{srv: smtptest.New(t, smtptest.Config{TLS: smtptest.NoTLS})}
 }
 
 // url is PLINTH_MAIL_URL for the catcher (plain SMTP: it offers no TLS).

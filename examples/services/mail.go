@@ -11,7 +11,7 @@ import (
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/jobs"
 	"github.com/plinth-go/plinth/mail"
-	smtpmail "github.com/plinth-go/plinth/mail/smtpmail"
+	"github.com/plinth-go/plinth/mail/smtpmail"
 )
 
 // mailFiles holds the welcome mail's templates: welcome.txt (the subject,
@@ -38,10 +38,11 @@ type mailer struct {
 // redacted), and adds the degraded readiness check "mail".
 func openMailer(app *plinth.App, client *jobs.Client) (*mailer, error) {
 	from := cmp.Or(os.Getenv(mail.EnvFrom), defaultFrom)
-	transport, err := mail.Attach(app, mail.Config{Openers: smtpmail.Openers(), From: from})
+	transport, err := mail.Open(mail.Config{Openers: smtpmail.Openers(), From: from})
 	if err != nil {
 		return nil, err
 	}
+	mail.Attach(app, transport)
 	files, err := fs.Sub(mailFiles, "mails")
 	if err != nil {
 		return nil, err
@@ -52,7 +53,7 @@ func openMailer(app *plinth.App, client *jobs.Client) (*mailer, error) {
 	}
 	mail.HandleQueued(client, redactingMailer{next: transport}) // a job's recorded errors name no address
 	app.DegradedCheck("mail", 2*time.Second, func(ctx context.Context) error { return mail.Ping(ctx, transport) })
-	return &mailer{templates: t, queued: mail.NewQueued(client), from: from}, nil
+	return &mailer{templates: t, queued: mail.NewQueued(mail.QueuedConfig{Client: client}), from: from}, nil
 }
 
 // enqueueWelcome renders the welcome mail to email and enqueues it, in the
@@ -62,5 +63,5 @@ func (m *mailer) enqueueWelcome(ctx context.Context, email, name string) (jobs.R
 	if err := m.templates.Render(msg, "welcome", "en", map[string]string{"Name": name, "Email": email}); err != nil {
 		return jobs.Result{}, err
 	}
-	return m.queued.Enqueue(ctx, msg)
+	return m.queued.Enqueue(ctx, msg, nil)
 }

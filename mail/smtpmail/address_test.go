@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth/mail"
-	smtpmail "github.com/plinth-go/plinth/mail/smtpmail"
+	"github.com/plinth-go/plinth/mail/smtpmail"
 	"github.com/plinth-go/plinth/mail/smtpmail/smtptest"
 )
 
@@ -48,7 +48,7 @@ func TestEnvelopeOnTheWire(t *testing.T) {
 	for _, tc := range cases {
 		for _, field := range []string{"From", "To", "Bcc"} {
 			t.Run(field+" "+tc.in, func(t *testing.T) {
-				s := smtptest.New(t, smtptest.Options{})
+				s := smtptest.New(t, smtptest.Config{})
 				m := newMailer(t, s, smtpmail.NoTLS, "", "")
 				msg := &mail.Message{From: "noreply@example.com", To: []string{"ada@example.com"}, Subject: "Hi", Text: "Hi\n"}
 				switch field {

@@ -9,7 +9,7 @@ import (
 	"github.com/plinth-go/plinth/jobs"
 	"github.com/plinth-go/plinth/jobs/jobstest"
 	"github.com/plinth-go/plinth/mail"
-	smtpmail "github.com/plinth-go/plinth/mail/smtpmail"
+	"github.com/plinth-go/plinth/mail/smtpmail"
 	"github.com/plinth-go/plinth/mail/smtpmail/smtptest"
 )
 
@@ -19,17 +19,17 @@ func queued(t *testing.T, s *smtptest.Server) (*jobstest.Backend, *jobs.Client, 
 	b := jobstest.New()
 	c := jobs.NewClient(b)
 	mail.HandleQueued(c, m)
-	return b, c, mail.NewQueued(c)
+	return b, c, mail.NewQueued(mail.QueuedConfig{Client: c})
 }
 
 // TestQueued550Discards: an SMTP 550 at RCPT discards the job after one
 // attempt, the server's reply recorded as the job's error.
 func TestQueued550Discards(t *testing.T) {
 	ctx := context.Background()
-	s := smtptest.New(t, smtptest.Options{TLS: smtptest.STARTTLS})
+	s := smtptest.New(t, smtptest.Config{TLS: smtptest.STARTTLS})
 	s.Script(smtptest.StageRcpt, "550 5.1.1 no such user")
 	b, c, q := queued(t, s)
-	res, err := q.Enqueue(ctx, message())
+	res, err := q.Enqueue(ctx, message(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,10 +48,10 @@ func TestQueued550Discards(t *testing.T) {
 // Message-ID as enqueued.
 func TestQueued451TwiceThenDelivered(t *testing.T) {
 	ctx := context.Background()
-	s := smtptest.New(t, smtptest.Options{TLS: smtptest.STARTTLS})
+	s := smtptest.New(t, smtptest.Config{TLS: smtptest.STARTTLS})
 	s.Script(smtptest.StageData, "451 4.3.0 try again later", "451 4.3.0 try again later")
 	b, c, q := queued(t, s)
-	res, err := q.Enqueue(ctx, message())
+	res, err := q.Enqueue(ctx, message(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestQueued451TwiceThenDelivered(t *testing.T) {
 // no job, nothing reaches the catcher.
 func TestQueuedBadInput(t *testing.T) {
 	ctx := context.Background()
-	s := smtptest.New(t, smtptest.Options{TLS: smtptest.STARTTLS})
+	s := smtptest.New(t, smtptest.Config{TLS: smtptest.STARTTLS})
 	b, c, q := queued(t, s)
 	for name, modify := range map[string]func(*mail.Message){
 		"CRLF in Subject": func(m *mail.Message) { m.Subject = "a\r\nBcc: x@example.com" },

@@ -187,6 +187,19 @@ func New(cfg Config) (*Mailer, error) {
 // Config returns the configuration with its defaults filled in.
 func (m *Mailer) Config() Config { return m.cfg }
 
+// String describes the server, never with the password:
+// "smtp://user@host:587?tls=starttls" (what mail.Attach logs).
+func (m *Mailer) String() string {
+	u := url.URL{Scheme: "smtp", Host: net.JoinHostPort(m.cfg.Host, strconv.Itoa(m.cfg.Port)), RawQuery: "tls=" + string(m.cfg.TLS)}
+	if m.cfg.TLS == ImplicitTLS {
+		u.Scheme, u.RawQuery = "smtps", ""
+	}
+	if m.cfg.Username != "" {
+		u.User = url.User(m.cfg.Username)
+	}
+	return u.String()
+}
+
 // Send validates msg (nothing is sent when it is invalid, an address
 // RFC 5321 cannot carry safely included: an error wrapping
 // mail.ErrInvalid, before any connection) and sends it: MAIL FROM, one RCPT TO per

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
@@ -12,7 +13,7 @@ import (
 
 	"github.com/plinth-go/plinth/mail"
 	"github.com/plinth-go/plinth/mail/mailtest"
-	smtpmail "github.com/plinth-go/plinth/mail/smtpmail"
+	"github.com/plinth-go/plinth/mail/smtpmail"
 	"github.com/plinth-go/plinth/mail/smtpmail/smtptest"
 )
 
@@ -74,7 +75,7 @@ func checkDelivered(t *testing.T, s *smtptest.Server, wantTLS bool, wantAuth str
 // TestSTARTTLS: a server that requires STARTTLS and AUTH gets the message
 // encrypted and authenticated.
 func TestSTARTTLS(t *testing.T) {
-	s := smtptest.New(t, smtptest.Options{TLS: smtptest.STARTTLS, RequireTLS: true, Username: "user", Password: "p@ss"})
+	s := smtptest.New(t, smtptest.Config{TLS: smtptest.STARTTLS, RequireTLS: true, Username: "user", Password: "p@ss"})
 	m := newMailer(t, s, smtpmail.STARTTLS, "user", "p@ss")
 	if err := m.Send(context.Background(), message()); err != nil {
 		t.Fatal(err)
@@ -87,7 +88,7 @@ func TestSTARTTLS(t *testing.T) {
 
 // TestImplicitTLS: TLS from the first byte.
 func TestImplicitTLS(t *testing.T) {
-	s := smtptest.New(t, smtptest.Options{TLS: smtptest.ImplicitTLS, Username: "user", Password: "pw"})
+	s := smtptest.New(t, smtptest.Config{TLS: smtptest.ImplicitTLS, Username: "user", Password: "pw"})
 	m := newMailer(t, s, smtpmail.ImplicitTLS, "user", "pw")
 	if err := m.Send(context.Background(), message()); err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ func TestImplicitTLS(t *testing.T) {
 
 // TestNoTLS: the development catcher case (mailpit): plain, no AUTH.
 func TestNoTLS(t *testing.T) {
-	s := smtptest.New(t, smtptest.Options{})
+	s := smtptest.New(t, smtptest.Config{})
 	m := newMailer(t, s, smtpmail.NoTLS, "", "")
 	if err := m.Send(context.Background(), message()); err != nil {
 		t.Fatal(err)
@@ -108,7 +109,7 @@ func TestNoTLS(t *testing.T) {
 // TestSTARTTLSNeverDowngrades: a server without STARTTLS is an error, not
 // a clear-text delivery.
 func TestSTARTTLSNeverDowngrades(t *testing.T) {
-	s := smtptest.New(t, smtptest.Options{})
+	s := smtptest.New(t, smtptest.Config{})
 	m := newMailer(t, s, smtpmail.STARTTLS, "", "")
 	err := m.Send(context.Background(), message())
 	if err == nil || mail.IsPermanent(err) || !strings.Contains(err.Error(), "STARTTLS") {
@@ -121,7 +122,7 @@ func TestSTARTTLSNeverDowngrades(t *testing.T) {
 
 // TestUntrustedCertificate: the system roots do not trust the catcher.
 func TestUntrustedCertificate(t *testing.T) {
-	s := smtptest.New(t, smtptest.Options{TLS: smtptest.ImplicitTLS})
+	s := smtptest.New(t, smtptest.Config{TLS: smtptest.ImplicitTLS})
 	m, err := smtpmail.New(smtpmail.Config{Host: s.Host(), Port: s.Port(), TLS: smtpmail.ImplicitTLS, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +135,7 @@ func TestUntrustedCertificate(t *testing.T) {
 // TestBadInputSendsNothing: header injection, empty To, no text: an error
 // from Send and no connection to the server at all.
 func TestBadInputSendsNothing(t *testing.T) {
-	s := smtptest.New(t, smtptest.Options{})
+	s := smtptest.New(t, smtptest.Config{})
 	m := newMailer(t, s, smtpmail.NoTLS, "", "")
 	for name, modify := range map[string]func(*mail.Message){
 		"CRLF in Subject":   func(msg *mail.Message) { msg.Subject = "Hi\r\nBcc: victim@example.com" },
@@ -173,7 +174,7 @@ func TestReplies(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.stage)+" "+tc.reply[:3], func(t *testing.T) {
-			s := smtptest.New(t, smtptest.Options{})
+			s := smtptest.New(t, smtptest.Config{})
 			s.Script(tc.stage, tc.reply)
 			m := newMailer(t, s, smtpmail.NoTLS, "", "")
 			err := m.Send(context.Background(), message())
@@ -200,7 +201,7 @@ func TestReplies(t *testing.T) {
 // TestReusesConnections: consecutive sends share one connection; one the
 // server dropped while idle is replaced without an error.
 func TestReusesConnections(t *testing.T) {
-	s := smtptest.New(t, smtptest.Options{TLS: smtptest.STARTTLS, Username: "u", Password: "p"})
+	s := smtptest.New(t, smtptest.Config{TLS: smtptest.STARTTLS, Username: "u", Password: "p"})
 	m := newMailer(t, s, smtpmail.STARTTLS, "u", "p")
 	for range 3 {
 		if err := m.Send(context.Background(), message()); err != nil {
@@ -219,7 +220,7 @@ func TestReusesConnections(t *testing.T) {
 	}
 
 	// MaxIdle -1: a connection per message.
-	s2 := smtptest.New(t, smtptest.Options{})
+	s2 := smtptest.New(t, smtptest.Config{})
 	m2, _ := smtpmail.New(smtpmail.Config{Host: s2.Host(), Port: s2.Port(), TLS: smtpmail.NoTLS, MaxIdle: -1})
 	for range 2 {
 		if err := m2.Send(context.Background(), message()); err != nil {
@@ -233,7 +234,7 @@ func TestReusesConnections(t *testing.T) {
 
 // TestWrongPassword is transient (the configuration's fault).
 func TestWrongPassword(t *testing.T) {
-	s := smtptest.New(t, smtptest.Options{TLS: smtptest.ImplicitTLS, Username: "u", Password: "right"})
+	s := smtptest.New(t, smtptest.Config{TLS: smtptest.ImplicitTLS, Username: "u", Password: "right"})
 	m := newMailer(t, s, smtpmail.ImplicitTLS, "u", "wrong")
 	err := m.Send(context.Background(), message())
 	if err == nil || mail.IsPermanent(err) {
@@ -291,7 +292,7 @@ func TestRefusedConnection(t *testing.T) {
 }
 
 func TestPing(t *testing.T) {
-	s := smtptest.New(t, smtptest.Options{TLS: smtptest.STARTTLS})
+	s := smtptest.New(t, smtptest.Config{TLS: smtptest.STARTTLS})
 	m := newMailer(t, s, smtpmail.STARTTLS, "", "")
 	if err := mail.Ping(context.Background(), m); err != nil {
 		t.Fatal(err)
@@ -345,7 +346,7 @@ func atoi(s string) int {
 // TestMixedRefusals: one recipient refused for good and one for now is
 // transient (a retry may deliver to both); nothing is sent to the third.
 func TestMixedRefusals(t *testing.T) {
-	s := smtptest.New(t, smtptest.Options{})
+	s := smtptest.New(t, smtptest.Config{})
 	s.Script(smtptest.StageRcpt, "550 5.1.1 no such user", "452 4.2.2 mailbox full")
 	m := newMailer(t, s, smtpmail.NoTLS, "", "")
 	err := m.Send(context.Background(), message())
@@ -425,6 +426,25 @@ func TestNewRefusesBadConfig(t *testing.T) {
 	} {
 		if _, err := smtpmail.New(cfg); err == nil {
 			t.Errorf("New(%+v) accepted", cfg)
+		}
+	}
+}
+
+// TestString: what mail.Attach logs names the server, the TLS mode and the
+// user, never the password.
+func TestString(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"smtp://u:secret@mx.example:2525", "smtp://u@mx.example:2525?tls=starttls"},
+		{"smtps://u:secret@mx.example", "smtps://u@mx.example:465"},
+		{"smtp://localhost:1025?tls=none", "smtp://localhost:1025?tls=none"},
+	} {
+		u, _ := url.Parse(tc.url)
+		m, err := smtpmail.Open(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.(fmt.Stringer).String(); got != tc.want {
+			t.Errorf("%s: String() = %q, want %q", tc.url, got, tc.want)
 		}
 	}
 }

@@ -53,9 +53,9 @@ const (
 	StageData Stage = "DATA" // the end of the message's data (the reply after ".")
 )
 
-// Options configures Start. The zero value is a plain server that accepts
+// Config configures Start and New. The zero value is a plain server that accepts
 // everything.
-type Options struct {
+type Config struct {
 	// Addr is the address to listen on. Default "127.0.0.1:0" (a free
 	// port on the loopback interface).
 	Addr string
@@ -97,7 +97,7 @@ type Server struct {
 	// Addr is its "127.0.0.1:port".
 	Addr string
 
-	opts    Options
+	opts    Config
 	ln      net.Listener
 	tlsConf *tls.Config
 	roots   *x509.CertPool
@@ -115,9 +115,9 @@ type Server struct {
 }
 
 // New starts a server for a test and closes it when the test ends.
-func New(t testing.TB, opts Options) *Server {
+func New(t testing.TB, cfg Config) *Server {
 	t.Helper()
-	s, err := Start(opts)
+	s, err := Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func New(t testing.TB, opts Options) *Server {
 }
 
 // Start starts a server on 127.0.0.1, a free port.
-func Start(opts Options) (*Server, error) {
+func Start(opts Config) (*Server, error) {
 	if opts.TLS == "" {
 		opts.TLS = NoTLS
 	}

@@ -16,7 +16,7 @@ import (
 // TestStandardClient: net/smtp's client (STARTTLS, AUTH PLAIN) delivers
 // through the catcher, and Wait sees the message.
 func TestStandardClient(t *testing.T) {
-	s := smtptest.New(t, smtptest.Options{TLS: smtptest.STARTTLS, RequireTLS: true, Username: "u", Password: "p"})
+	s := smtptest.New(t, smtptest.Config{TLS: smtptest.STARTTLS, RequireTLS: true, Username: "u", Password: "p"})
 	c, err := smtp.Dial(s.Addr)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +64,7 @@ func TestStandardClient(t *testing.T) {
 // TestLoginAndLimits: AUTH LOGIN, the size limit (552), an endless line
 // closes the connection, a Wait that times out says how many came.
 func TestLoginAndLimits(t *testing.T) {
-	s := smtptest.New(t, smtptest.Options{TLS: smtptest.ImplicitTLS, Username: "u", Password: "p", MaxBytes: 100})
+	s := smtptest.New(t, smtptest.Config{TLS: smtptest.ImplicitTLS, Username: "u", Password: "p", MaxBytes: 100})
 	conn, err := tls.Dial("tcp", s.Addr, s.ClientTLSConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestLoginAndLimits(t *testing.T) {
 
 // TestClose: Close ends open connections and the listener.
 func TestClose(t *testing.T) {
-	s, err := smtptest.Start(smtptest.Options{})
+	s, err := smtptest.Start(smtptest.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

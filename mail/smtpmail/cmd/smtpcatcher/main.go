@@ -58,7 +58,7 @@ func main() {
 }
 
 func run(ctx context.Context, stdout, stderr io.Writer, addr string, mode smtptest.TLSMode, user, pass, script string) error {
-	s, err := smtptest.Start(smtptest.Options{Addr: addr, TLS: mode, Username: user, Password: pass})
+	s, err := smtptest.Start(smtptest.Config{Addr: addr, TLS: mode, Username: user, Password: pass})
 	if err != nil {
 		return err
 	}
