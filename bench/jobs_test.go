@@ -50,16 +50,16 @@ func BenchmarkJobsEnqueue(b *testing.B) {
 	b.Run("plinth", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := c.Enqueue(ctx, args); err != nil {
+			if _, err := c.Enqueue(ctx, args, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	opts := []jobs.Option{jobs.Queue("mail"), jobs.Priority(2)}
+	opts := &jobs.EnqueueOpts{Queue: "mail", Priority: 2}
 	b.Run("plinth-2-options", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := c.Enqueue(ctx, args, opts...); err != nil {
+			if _, err := c.Enqueue(ctx, args, opts); err != nil {
 				b.Fatal(err)
 			}
 		}

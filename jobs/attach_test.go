@@ -118,7 +118,7 @@ func (s *server) wait(t *testing.T, id int64, want jobs.State) jobs.Info {
 
 func (s *server) enqueue(t *testing.T, a jobs.Args) int64 {
 	t.Helper()
-	res, err := s.c.Enqueue(context.Background(), a)
+	res, err := s.c.Enqueue(context.Background(), a, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestAttachHardStop(t *testing.T) {
 func TestAttachRoleWeb(t *testing.T) {
 	t.Setenv("PLINTH_ROLE", "web")
 	s := newServer(t, jobs.Config{}, time.Second)
-	if err := s.c.Every(time.Second, func() jobs.Args { return sleep{} }); err != nil {
+	if err := s.c.Every(time.Second, func() jobs.Args { return sleep{} }, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.start(t)
@@ -207,7 +207,7 @@ func TestAttachRoleWeb(t *testing.T) {
 	if n := s.b.Count("sleep"); n != 1 {
 		t.Errorf("a web process ran the periodic schedule: %d jobs", n)
 	}
-	if _, err := s.c.Enqueue(context.Background(), unregistered{}); !errors.Is(err, jobs.ErrUnknownKind) {
+	if _, err := s.c.Enqueue(context.Background(), unregistered{}, nil); !errors.Is(err, jobs.ErrUnknownKind) {
 		t.Errorf("unknown kind: %v", err)
 	}
 	if _, err := s.stop(t); err != nil {
@@ -232,7 +232,7 @@ func TestAttachBadEnv(t *testing.T) {
 // A periodic job of a kind no worker handles fails the start.
 func TestAttachPeriodicUnknownKind(t *testing.T) {
 	s := newServer(t, jobs.Config{}, time.Second)
-	if err := s.c.Every(time.Second, func() jobs.Args { return unregistered{} }); err != nil {
+	if err := s.c.Every(time.Second, func() jobs.Args { return unregistered{} }, nil); err != nil {
 		t.Fatal(err)
 	}
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")

@@ -21,11 +21,11 @@ const (
 )
 
 // Insert is one job for Backend.Insert: the kind, its encoded arguments and
-// the resolved options.
+// its options resolved (every default filled in, every field checked).
 type Insert struct {
 	Kind string
 	Args json.RawMessage
-	Params
+	EnqueueOpts
 }
 
 // Result is what an enqueue made.

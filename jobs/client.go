@@ -103,9 +103,11 @@ func (c *Client) Kinds() []string {
 // backend recognises one (the data layer's, for jobs/riverjobs): the job then
 // exists if and only if that transaction commits, and Result.InTx says so.
 // Outside a transaction the job is committed before Enqueue returns and
-// Result.InTx is false. It fails, storing nothing, with an error wrapping
-// ErrUnknownKind, ErrEncode or ErrTooLarge, or an option's error.
-func (c *Client) Enqueue(ctx context.Context, args Args, opts ...Option) (Result, error) {
+// Result.InTx is false. opts are the job's options (nil: the defaults;
+// see EnqueueOpts). It fails, storing nothing, with an error wrapping
+// ErrUnknownKind, ErrEncode or ErrTooLarge, or one naming a bad field of
+// opts.
+func (c *Client) Enqueue(ctx context.Context, args Args, opts *EnqueueOpts) (Result, error) {
 	ins, err := c.prepare(args, opts)
 	if err != nil {
 		return Result{}, err
@@ -122,8 +124,11 @@ func (c *Client) Enqueue(ctx context.Context, args Args, opts ...Option) (Result
 
 // Batch is one job of EnqueueMany.
 type Batch struct {
+	// Args are the job's arguments.
 	Args Args
-	Opts []Option
+	// Opts are the job's options. Default (nil): the defaults of
+	// EnqueueOpts.
+	Opts *EnqueueOpts
 }
 
 // EnqueueMany stores the jobs in one insert (one transaction, or the
@@ -145,7 +150,7 @@ func (c *Client) EnqueueMany(ctx context.Context, batch []Batch) ([]Result, erro
 }
 
 // prepare checks and encodes one job.
-func (c *Client) prepare(args Args, opts []Option) (Insert, error) {
+func (c *Client) prepare(args Args, opts *EnqueueOpts) (Insert, error) {
 	if args == nil {
 		return Insert{}, fmt.Errorf("%w: nil arguments", ErrUnknownKind)
 	}
@@ -167,7 +172,7 @@ func (c *Client) prepare(args Args, opts []Option) (Insert, error) {
 	if len(raw) > MaxArgsBytes {
 		return Insert{}, fmt.Errorf("%w: %s encodes to %d bytes, at most %d", ErrTooLarge, name, len(raw), MaxArgsBytes)
 	}
-	return Insert{Kind: name, Args: raw, Params: p}, nil
+	return Insert{Kind: name, Args: raw, EnqueueOpts: p}, nil
 }
 
 // Work is the Worker the Client hands its Backend: it runs the execution's

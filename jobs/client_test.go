@@ -59,7 +59,7 @@ func TestEnqueueRefusals(t *testing.T) {
 	cases := []struct {
 		name string
 		args jobs.Args
-		opts []jobs.Option
+		opts *jobs.EnqueueOpts
 		is   error
 		msg  string
 	}{
@@ -70,15 +70,15 @@ func TestEnqueueRefusals(t *testing.T) {
 		{"NaN", withFloat{F: math.NaN()}, nil, jobs.ErrEncode, "NaN"},
 		{"+Inf", withFloat{F: math.Inf(1)}, nil, jobs.ErrEncode, "+Inf"},
 		{"over 1 MiB", big{S: strings.Repeat("x", jobs.MaxArgsBytes)}, nil, jobs.ErrTooLarge, "at most 1048576"},
-		{"bad queue", welcome{}, []jobs.Option{jobs.Queue("no spaces")}, nil, `queue name "no spaces"`},
-		{"MaxAttempts 0 is the default, -1 is not", welcome{}, []jobs.Option{jobs.MaxAttempts(-1)}, nil, "MaxAttempts -1"},
-		{"priority 5", welcome{}, []jobs.Option{jobs.Priority(5)}, nil, "Priority 5: 1 to 4"},
-		{"priority -1", welcome{}, []jobs.Option{jobs.Priority(-1)}, nil, "Priority -1"},
-		{"long unique key", welcome{}, []jobs.Option{jobs.Unique(strings.Repeat("k", jobs.MaxUniqueKeyBytes+1))}, nil, "unique key of 257 bytes"},
+		{"bad queue", welcome{}, &jobs.EnqueueOpts{Queue: "no spaces"}, nil, `EnqueueOpts.Queue "no spaces"`},
+		{"MaxAttempts 0 is the default, -1 is not", welcome{}, &jobs.EnqueueOpts{MaxAttempts: -1}, nil, "EnqueueOpts.MaxAttempts -1"},
+		{"priority 5", welcome{}, &jobs.EnqueueOpts{Priority: 5}, nil, "EnqueueOpts.Priority 5: 1 to 4"},
+		{"priority -1", welcome{}, &jobs.EnqueueOpts{Priority: -1}, nil, "EnqueueOpts.Priority -1"},
+		{"long unique key", welcome{}, &jobs.EnqueueOpts{UniqueKey: strings.Repeat("k", jobs.MaxUniqueKeyBytes+1)}, nil, "EnqueueOpts.UniqueKey of 257 bytes"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := c.Enqueue(ctx, tc.args, tc.opts...)
+			_, err := c.Enqueue(ctx, tc.args, tc.opts)
 			if err == nil {
 				t.Fatal("enqueued")
 			}
@@ -93,10 +93,10 @@ func TestEnqueueRefusals(t *testing.T) {
 	b.AssertNone(t)
 
 	// Just under the limit is fine ({"S":"..."} is 8 bytes more).
-	if _, err := c.Enqueue(ctx, big{S: strings.Repeat("x", jobs.MaxArgsBytes-8)}); err != nil {
+	if _, err := c.Enqueue(ctx, big{S: strings.Repeat("x", jobs.MaxArgsBytes-8)}, nil); err != nil {
 		t.Errorf("1 MiB exactly: %v", err)
 	}
-	res, err := c.Enqueue(ctx, welcome{Email: "a@example.com"})
+	res, err := c.Enqueue(ctx, welcome{Email: "a@example.com"}, nil)
 	if err != nil || res.ID == 0 || res.Duplicate || res.InTx {
 		t.Fatalf("enqueue: %+v %v", res, err)
 	}
@@ -110,12 +110,14 @@ func TestEnqueueRefusals(t *testing.T) {
 	}
 }
 
-// Options land in the stored job; Delay and At schedule it.
+// Options land in the stored job; ScheduledAt schedules it; the caller's
+// EnqueueOpts are not changed (the defaults are filled in a copy).
 func TestEnqueueOptions(t *testing.T) {
 	c, _ := newClient(t)
 	ctx := context.Background()
 	at := time.Now().Add(time.Hour).Round(0)
-	res, err := c.Enqueue(ctx, welcome{}, jobs.Queue("mail"), jobs.At(at), jobs.MaxAttempts(3), jobs.Priority(4), nil)
+	opts := &jobs.EnqueueOpts{Queue: "mail", ScheduledAt: at, MaxAttempts: 3, Priority: 4}
+	res, err := c.Enqueue(ctx, welcome{}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,9 +125,13 @@ func TestEnqueueOptions(t *testing.T) {
 	if info.Queue != "mail" || !info.ScheduledAt.Equal(at) || info.MaxAttempts != 3 || info.Priority != 4 || info.State != jobs.StateScheduled {
 		t.Errorf("stored: %+v", info)
 	}
-	res, _ = c.Enqueue(ctx, welcome{}, jobs.Delay(time.Minute))
-	if info, _ := c.Job(ctx, res.ID); info.State != jobs.StateScheduled || time.Until(info.ScheduledAt) < 50*time.Second {
-		t.Errorf("Delay: %+v", info)
+	defaults := &jobs.EnqueueOpts{}
+	res, _ = c.Enqueue(ctx, welcome{}, defaults)
+	if info, _ := c.Job(ctx, res.ID); info.Queue != jobs.DefaultQueue || info.MaxAttempts != jobs.DefaultMaxAttempts || info.Priority != jobs.DefaultPriority {
+		t.Errorf("zero EnqueueOpts: %+v", info)
+	}
+	if *defaults != (jobs.EnqueueOpts{}) {
+		t.Errorf("Enqueue changed the caller's EnqueueOpts: %+v", *defaults)
 	}
 }
 
@@ -134,7 +140,7 @@ func TestEnqueueOptions(t *testing.T) {
 func TestEnqueueMany(t *testing.T) {
 	c, b := newClient(t)
 	ctx := context.Background()
-	_, err := c.EnqueueMany(ctx, []jobs.Batch{{Args: welcome{}}, {Args: unregistered{}}, {Args: welcome{}, Opts: []jobs.Option{jobs.Priority(9)}}})
+	_, err := c.EnqueueMany(ctx, []jobs.Batch{{Args: welcome{}}, {Args: unregistered{}}, {Args: welcome{}, Opts: &jobs.EnqueueOpts{Priority: 9}}})
 	if err == nil || !strings.Contains(err.Error(), "job 1:") || !strings.Contains(err.Error(), "job 2:") || !errors.Is(err, jobs.ErrUnknownKind) {
 		t.Errorf("bad batch: %v", err)
 	}

@@ -8,79 +8,57 @@ import (
 
 // The defaults of an enqueued job.
 const (
-	// DefaultQueue is the queue a job goes to without the Queue option.
+	// DefaultQueue is the queue a job goes to when EnqueueOpts.Queue is
+	// empty.
 	DefaultQueue = "default"
-	// DefaultMaxAttempts is a job's attempt limit without the MaxAttempts
-	// option: with the backend's exponential backoff, 25 attempts span
-	// about three weeks, time to fix and redeploy a worker.
+	// DefaultMaxAttempts is a job's attempt limit when
+	// EnqueueOpts.MaxAttempts is 0: with the backend's exponential
+	// backoff, 25 attempts span about three weeks, time to fix and
+	// redeploy a worker.
 	DefaultMaxAttempts = 25
-	// DefaultPriority is a job's priority without the Priority option.
+	// DefaultPriority is a job's priority when EnqueueOpts.Priority is 0.
 	DefaultPriority = 1
 	// MaxPriority is the lowest priority (the largest number).
 	MaxPriority = 4
 	// MaxArgsBytes bounds a job's encoded arguments (1 MiB): a queue row
 	// is not the place for a file; store it and enqueue its key.
 	MaxArgsBytes = 1 << 20
-	// MaxUniqueKeyBytes bounds the Unique option's key.
+	// MaxUniqueKeyBytes bounds EnqueueOpts.UniqueKey.
 	MaxUniqueKeyBytes = 256
 )
 
-// Params are an enqueue's options, resolved. The zero value means the
-// defaults above.
-type Params struct {
-	// Queue is the queue's name. Default DefaultQueue.
+// EnqueueOpts are one enqueue's options, as River's InsertOpts: passed by
+// pointer as the last argument of Client.Enqueue (in Batch for
+// EnqueueMany, and to Every and Cron for each tick's job), nil for all
+// the defaults. The zero value of each field means its default.
+//
+//	client.Enqueue(ctx, WelcomeMail{Email: email}, &jobs.EnqueueOpts{Queue: "mail", ScheduledAt: time.Now().Add(time.Minute)})
+type EnqueueOpts struct {
+	// Queue is the queue's name: 1 to 128 letters, digits, '_', '-' or
+	// '.'. Default DefaultQueue ("default").
 	Queue string
-	// ScheduledAt is the earliest time the job runs; zero means now.
+	// ScheduledAt is the earliest time the job runs. Default (zero): now.
 	ScheduledAt time.Time
-	// MaxAttempts is the attempt limit. Default DefaultMaxAttempts.
+	// MaxAttempts is the attempt limit, at least 1. Default
+	// DefaultMaxAttempts (25).
 	MaxAttempts int
-	// Priority orders available jobs within a queue, 1 (first, the
-	// default) to MaxPriority.
+	// Priority orders available jobs within a queue, 1 (first) to
+	// MaxPriority (4). Default DefaultPriority (1).
 	Priority int
 	// UniqueKey, when set, makes the job unique by kind and key: enqueueing
 	// the same kind and key again, while the first job is kept by the
 	// backend (in any state, until its retention ends), returns the first
-	// job with Result.Duplicate set instead of inserting another.
+	// job with Result.Duplicate set instead of inserting another. At most
+	// MaxUniqueKeyBytes (256). Default none: every enqueue inserts a job.
 	UniqueKey string
 }
 
-// Option sets an enqueue's Params.
-type Option func(*Params)
-
-// Queue puts the job on the named queue instead of DefaultQueue.
-func Queue(name string) Option { return func(p *Params) { p.Queue = name } }
-
-// Delay runs the job no sooner than d from now.
-func Delay(d time.Duration) Option {
-	return func(p *Params) { p.ScheduledAt = time.Now().Add(d) }
-}
-
-// At runs the job no sooner than t.
-func At(t time.Time) Option { return func(p *Params) { p.ScheduledAt = t } }
-
-// MaxAttempts sets the job's attempt limit (default DefaultMaxAttempts).
-func MaxAttempts(n int) Option { return func(p *Params) { p.MaxAttempts = n } }
-
-// Priority sets the job's priority, 1 (first) to MaxPriority.
-func Priority(n int) Option { return func(p *Params) { p.Priority = n } }
-
-// Unique makes the job unique by its kind and key (see Params.UniqueKey).
-func Unique(key string) Option { return func(p *Params) { p.UniqueKey = key } }
-
-// resolve applies opts over the defaults and checks the result.
-func resolve(opts []Option) (Params, error) {
-	var p Params
-	if len(opts) > 0 {
-		// Options get a heap copy (they are called through pointers, so
-		// what they write to escapes): an enqueue without options does
-		// not pay for it.
-		pp := new(Params)
-		for _, o := range opts {
-			if o != nil {
-				o(pp)
-			}
-		}
-		p = *pp
+// resolve returns opts (nil: the zero value) with the defaults filled in,
+// or the error naming every bad field.
+func resolve(opts *EnqueueOpts) (EnqueueOpts, error) {
+	var p EnqueueOpts
+	if opts != nil {
+		p = *opts
 	}
 	if p.Queue == "" {
 		p.Queue = DefaultQueue
@@ -93,16 +71,16 @@ func resolve(opts []Option) (Params, error) {
 	}
 	var errs []error
 	if !validName(p.Queue) {
-		errs = append(errs, fmt.Errorf("jobs: queue name %q: use 1 to 128 letters, digits, '_', '-' or '.'", p.Queue))
+		errs = append(errs, fmt.Errorf("jobs: EnqueueOpts.Queue %q: use 1 to 128 letters, digits, '_', '-' or '.'", p.Queue))
 	}
 	if p.MaxAttempts < 1 {
-		errs = append(errs, fmt.Errorf("jobs: MaxAttempts %d: at least 1", p.MaxAttempts))
+		errs = append(errs, fmt.Errorf("jobs: EnqueueOpts.MaxAttempts %d: at least 1", p.MaxAttempts))
 	}
 	if p.Priority < 1 || p.Priority > MaxPriority {
-		errs = append(errs, fmt.Errorf("jobs: Priority %d: 1 to %d", p.Priority, MaxPriority))
+		errs = append(errs, fmt.Errorf("jobs: EnqueueOpts.Priority %d: 1 to %d", p.Priority, MaxPriority))
 	}
 	if len(p.UniqueKey) > MaxUniqueKeyBytes {
-		errs = append(errs, fmt.Errorf("jobs: unique key of %d bytes: at most %d", len(p.UniqueKey), MaxUniqueKeyBytes))
+		errs = append(errs, fmt.Errorf("jobs: EnqueueOpts.UniqueKey of %d bytes: at most %d", len(p.UniqueKey), MaxUniqueKeyBytes))
 	}
 	return p, errors.Join(errs...)
 }

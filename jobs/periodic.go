@@ -17,20 +17,20 @@ const periodicEnqueueTimeout = 10 * time.Second
 type periodic struct {
 	sched schedule
 	args  func() Args
-	opts  []Option
+	opts  EnqueueOpts // as given; UniqueKey replaced at each tick
 }
 
-// Every registers a periodic job: args' result is enqueued (with opts) at
-// every multiple of d since the Unix epoch, so that every instance agrees
-// on the ticks whenever it started. The job is enqueued once per tick
-// across instances: each instance enqueues it with the unique key
-// "<schedule>@<tick time>" (the Unique option, which opts cannot
-// override), and the backend keeps one job per kind and key. Ticks run
+// Every registers a periodic job: args' result is enqueued (with opts, nil
+// for the defaults) at every multiple of d since the Unix epoch, so that
+// every instance agrees on the ticks whenever it started. The job is
+// enqueued once per tick across instances: each instance enqueues it with
+// the unique key "<schedule>@<tick time>" (EnqueueOpts.UniqueKey, which
+// replaces the one of opts), and the backend keeps one job per kind and key. Ticks run
 // only in processes with workers (RoleWorker, RoleAll), from the App's
 // start (Attach) or RunPeriodic; a tick missed while no instance ran is
 // not made up. d is at least MinEvery (1s). Register before the App
 // starts.
-func (c *Client) Every(d time.Duration, args func() Args, opts ...Option) error {
+func (c *Client) Every(d time.Duration, args func() Args, opts *EnqueueOpts) error {
 	if d < MinEvery {
 		return fmt.Errorf("jobs: Every(%s): the period is at least %s", d, MinEvery)
 	}
@@ -44,7 +44,7 @@ func (c *Client) Every(d time.Duration, args func() Args, opts ...Option) error 
 // (@midnight), @weekly, @monthly, @yearly (@annually). When both day
 // fields are restricted, a day matching either runs, as in Vixie cron. A
 // bad spec, or one that never fires ("0 0 30 2 *"), is an error here.
-func (c *Client) Cron(spec string, args func() Args, opts ...Option) error {
+func (c *Client) Cron(spec string, args func() Args, opts *EnqueueOpts) error {
 	s, err := parseCron(spec, time.UTC)
 	if err != nil {
 		return err
@@ -52,16 +52,20 @@ func (c *Client) Cron(spec string, args func() Args, opts ...Option) error {
 	return c.addPeriodic(s, args, opts)
 }
 
-func (c *Client) addPeriodic(s schedule, args func() Args, opts []Option) error {
+func (c *Client) addPeriodic(s schedule, args func() Args, opts *EnqueueOpts) error {
 	if args == nil {
 		return fmt.Errorf("jobs: periodic job %s: nil arguments function", s)
 	}
 	if _, err := resolve(opts); err != nil {
 		return fmt.Errorf("jobs: periodic job %s: %w", s, err)
 	}
+	p := &periodic{sched: s, args: args}
+	if opts != nil {
+		p.opts = *opts
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.periodic = append(c.periodic, &periodic{sched: s, args: args, opts: opts})
+	c.periodic = append(c.periodic, p)
 	return nil
 }
 
@@ -137,10 +141,11 @@ func (c *Client) enqueueTick(ctx context.Context, p *periodic, tick time.Time) {
 		c.logger().Error("jobs: periodic job: the arguments function returned nil", "schedule", p.sched.String(), "tick", tick)
 		return
 	}
-	opts := append(p.opts[:len(p.opts):len(p.opts)], Unique(tickKey(p.sched, tick)))
+	opts := p.opts
+	opts.UniqueKey = tickKey(p.sched, tick)
 	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), periodicEnqueueTimeout)
 	defer cancel()
-	res, err := c.Enqueue(ectx, args, opts...)
+	res, err := c.Enqueue(ectx, args, &opts)
 	if err != nil {
 		c.logger().Error("jobs: periodic job not enqueued", "schedule", p.sched.String(), "kind", args.Kind(), "tick", tick, "error", err)
 		return

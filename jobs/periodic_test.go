@@ -33,10 +33,10 @@ func TestPeriodicOncePerTickAcrossInstances(t *testing.T) {
 			c := jobs.NewClient(b)
 			jobs.Handle(c, func(context.Context, *jobs.Job[tick]) error { return nil })
 			jobs.Handle(c, func(context.Context, *jobs.Job[cronTick]) error { return nil })
-			if err := c.Every(2*time.Second, func() jobs.Args { return tick{Instance: i} }, jobs.Queue("periodic")); err != nil {
+			if err := c.Every(2*time.Second, func() jobs.Args { return tick{Instance: i} }, &jobs.EnqueueOpts{Queue: "periodic"}); err != nil {
 				t.Fatal(err)
 			}
-			if err := c.Cron("* * * * *", func() jobs.Args { return cronTick{} }); err != nil {
+			if err := c.Cron("* * * * *", func() jobs.Args { return cronTick{} }, nil); err != nil {
 				t.Fatal(err)
 			}
 			go func() { c.RunPeriodic(ctx); done <- struct{}{} }()
@@ -68,7 +68,7 @@ func TestPeriodicOncePerTickAcrossInstances(t *testing.T) {
 		c := jobs.NewClient(b)
 		jobs.Handle(c, func(context.Context, *jobs.Job[tick]) error { return nil })
 		last := time.Date(2000, 1, 1, 0, 5, 20, 0, time.UTC)
-		res, err := c.Enqueue(context.Background(), tick{}, jobs.Unique("every 2s@"+last.Format(time.RFC3339Nano)))
+		res, err := c.Enqueue(context.Background(), tick{}, &jobs.EnqueueOpts{UniqueKey: "every 2s@" + last.Format(time.RFC3339Nano)})
 		if err != nil || !res.Duplicate || res.ID != list[0].ID {
 			t.Errorf("the last tick again: %+v %v (newest %d)", res, err, list[0].ID)
 		}
@@ -81,22 +81,22 @@ func TestPeriodicRegistration(t *testing.T) {
 	c := jobs.NewClient(jobstest.New())
 	f := func() jobs.Args { return tick{} }
 	for name, err := range map[string]error{
-		"period":  c.Every(time.Millisecond, f),
-		"spec":    c.Cron("* * *", f),
-		"nil":     c.Every(time.Second, nil),
-		"options": c.Cron("@hourly", f, jobs.Priority(9)),
+		"period":  c.Every(time.Millisecond, f, nil),
+		"spec":    c.Cron("* * *", f, nil),
+		"nil":     c.Every(time.Second, nil, nil),
+		"options": c.Cron("@hourly", f, &jobs.EnqueueOpts{Priority: 9}),
 	} {
 		if err == nil {
 			t.Errorf("%s: registered", name)
 		}
 	}
-	if err := c.Every(time.Second, f); err != nil {
+	if err := c.Every(time.Second, f, nil); err != nil {
 		t.Error(err)
 	}
-	if err := c.Cron("@hourly", f); err != nil {
+	if err := c.Cron("@hourly", f, nil); err != nil {
 		t.Error(err)
 	}
-	if err := c.Cron("0 0 30 2 *", f); err == nil || !strings.Contains(err.Error(), "never fires") {
+	if err := c.Cron("0 0 30 2 *", f, nil); err == nil || !strings.Contains(err.Error(), "never fires") {
 		t.Errorf("February 30th: %v", err)
 	}
 }

@@ -39,7 +39,7 @@ func TestChildApp(t *testing.T) {
 		<-ctx.Done()
 		return context.Cause(ctx)
 	})
-	res, err := c.Enqueue(context.Background(), sleep{Mode: mode})
+	res, err := c.Enqueue(context.Background(), sleep{Mode: mode}, nil)
 	if err != nil {
 		fmt.Println("enqueue:", err)
 		os.Exit(3)

@@ -47,7 +47,7 @@ func BenchmarkJobsSQLiteEnqueueInTx(b *testing.B) {
 	}
 	b.Run("plinth", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			if err := db.InTx(ctx, func(ctx context.Context) error { _, err := c.Enqueue(ctx, noop{N: i}); return err }); err != nil {
+			if err := db.InTx(ctx, func(ctx context.Context) error { _, err := c.Enqueue(ctx, noop{N: i}, nil); return err }); err != nil {
 				b.Fatal(err)
 			}
 		}

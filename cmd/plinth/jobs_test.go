@@ -39,12 +39,12 @@ func main() {
 	})
 	ctx := context.Background()
 	for _, to := range []string{"a", "bounce"} {
-		if _, err := c.Enqueue(ctx, mail{To: to}); err != nil {
+		if _, err := c.Enqueue(ctx, mail{To: to}, nil); err != nil {
 			panic(err)
 		}
 	}
 	b.Drain(ctx, c)
-	if _, err := c.Enqueue(ctx, mail{To: "later"}, jobs.Queue("mail")); err != nil {
+	if _, err := c.Enqueue(ctx, mail{To: "later"}, &jobs.EnqueueOpts{Queue: "mail"}); err != nil {
 		panic(err)
 	}
 	app := plinth.New()

@@ -216,7 +216,7 @@ func (s *services) sleep(b *api.Binder[sleepInput]) plinth.HandlerFunc {
 			c.Header().Set("Retry-After", sleepRetryAfter)
 			return plinth.Errorf(http.StatusTooManyRequests, "%d sleep jobs already wait or run, the most this service takes at once: try again when one has finished", maxSleepsInFlight)
 		}
-		res, err := s.jobs.Enqueue(c.Context(), sleepJob(in))
+		res, err := s.jobs.Enqueue(c.Context(), sleepJob(in), nil)
 		if err != nil {
 			return err
 		}
@@ -238,7 +238,7 @@ func (s *services) unique(b *api.Binder[uniqueInput]) plinth.HandlerFunc {
 		if err := b.Bind(c, &in); err != nil {
 			return err
 		}
-		res, err := s.jobs.Enqueue(c.Context(), uniqueJob(in), jobs.Unique(in.Key))
+		res, err := s.jobs.Enqueue(c.Context(), uniqueJob(in), &jobs.EnqueueOpts{UniqueKey: in.Key})
 		if err != nil {
 			return err
 		}

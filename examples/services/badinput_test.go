@@ -58,7 +58,7 @@ func TestCheckEnqueueRefuses(t *testing.T) {
 		{"does not encode", unencodable{C: make(chan int)}, jobs.ErrEncode},
 		{"over 1 MiB", sleepJob{MS: 1, Tag: strings.Repeat("x", jobs.MaxArgsBytes)}, jobs.ErrTooLarge},
 	} {
-		_, err := c.Enqueue(ctx, tc.args)
+		_, err := c.Enqueue(ctx, tc.args, nil)
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: Enqueue = %v, want %v", tc.name, err, tc.want)
 		}

@@ -32,7 +32,7 @@ func openQueue(_ context.Context, app *plinth.App, db *data.DB) (*jobs.Client, e
 // every enqueues args every period, once per period however many
 // instances run (jobs.Client.Every: unique per tick).
 func every(client *jobs.Client, period time.Duration, args jobs.Args) error {
-	return client.Every(period, func() jobs.Args { return args })
+	return client.Every(period, func() jobs.Args { return args }, nil)
 }
 
 // openCache opens the Store PLINTH_CACHE_URL names (memory: by default,

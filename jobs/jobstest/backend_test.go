@@ -74,9 +74,9 @@ func state(t *testing.T, c *jobs.Client, id int64) jobs.Info {
 	return info
 }
 
-func enqueue(t *testing.T, c *jobs.Client, a jobs.Args, opts ...jobs.Option) int64 {
+func enqueue(t *testing.T, c *jobs.Client, a jobs.Args, opts *jobs.EnqueueOpts) int64 {
 	t.Helper()
-	res, err := c.Enqueue(context.Background(), a, opts...)
+	res, err := c.Enqueue(context.Background(), a, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,12 +88,12 @@ func enqueue(t *testing.T, c *jobs.Client, a jobs.Args, opts ...jobs.Option) int
 func TestStates(t *testing.T) {
 	c, b, clk, _ := setup(t)
 	ctx := context.Background()
-	ok := enqueue(t, c, task{Mode: "ok"})
-	cancelled := enqueue(t, c, task{Mode: "cancel"})
-	discarded := enqueue(t, c, task{Mode: "discard"})
-	flaky := enqueue(t, c, task{Mode: "fail-twice"})
-	exhausted := enqueue(t, c, task{Mode: "fail"}, jobs.MaxAttempts(2))
-	later := enqueue(t, c, task{Mode: "ok"}, jobs.At(clk.Now().Add(time.Hour)))
+	ok := enqueue(t, c, task{Mode: "ok"}, nil)
+	cancelled := enqueue(t, c, task{Mode: "cancel"}, nil)
+	discarded := enqueue(t, c, task{Mode: "discard"}, nil)
+	flaky := enqueue(t, c, task{Mode: "fail-twice"}, nil)
+	exhausted := enqueue(t, c, task{Mode: "fail"}, &jobs.EnqueueOpts{MaxAttempts: 2})
+	later := enqueue(t, c, task{Mode: "ok"}, &jobs.EnqueueOpts{ScheduledAt: clk.Now().Add(time.Hour)})
 	if s := state(t, c, later).State; s != jobs.StateScheduled {
 		t.Errorf("delayed: %s", s)
 	}
@@ -170,7 +170,7 @@ func TestStates(t *testing.T) {
 func TestSnooze(t *testing.T) {
 	c, b, clk, runs := setup(t)
 	ctx := context.Background()
-	id := enqueue(t, c, task{Mode: "snooze"}, jobs.MaxAttempts(1))
+	id := enqueue(t, c, task{Mode: "snooze"}, &jobs.EnqueueOpts{MaxAttempts: 1})
 	b.Drain(ctx, c)
 	if info := state(t, c, id); info.State != jobs.StateScheduled || info.Attempt != 0 || len(info.Errors) != 0 {
 		t.Errorf("snoozed: %+v", info)
@@ -196,24 +196,24 @@ func TestUnique(t *testing.T) {
 	c, b, _, _ := setup(t)
 	ctx := context.Background()
 	jobs.Handle(c, func(context.Context, *jobs.Job[other]) error { return nil })
-	first, err := c.Enqueue(ctx, task{N: 1}, jobs.Unique("k"))
+	first, err := c.Enqueue(ctx, task{N: 1}, &jobs.EnqueueOpts{UniqueKey: "k"})
 	if err != nil || first.Duplicate {
 		t.Fatal(first, err)
 	}
-	second, _ := c.Enqueue(ctx, task{N: 2}, jobs.Unique("k"))
+	second, _ := c.Enqueue(ctx, task{N: 2}, &jobs.EnqueueOpts{UniqueKey: "k"})
 	if !second.Duplicate || second.ID != first.ID {
 		t.Errorf("second: %+v", second)
 	}
 	b.Drain(ctx, c)
-	third, _ := c.Enqueue(ctx, task{N: 3}, jobs.Unique("k"))
+	third, _ := c.Enqueue(ctx, task{N: 3}, &jobs.EnqueueOpts{UniqueKey: "k"})
 	if !third.Duplicate || third.ID != first.ID {
 		t.Errorf("after completion: %+v", third)
 	}
-	o, _ := c.Enqueue(ctx, other{}, jobs.Unique("k"))
+	o, _ := c.Enqueue(ctx, other{}, &jobs.EnqueueOpts{UniqueKey: "k"})
 	if o.Duplicate {
 		t.Error("another kind's key counted")
 	}
-	res, err := c.EnqueueMany(ctx, []jobs.Batch{{Args: task{}, Opts: []jobs.Option{jobs.Unique("m")}}, {Args: task{}, Opts: []jobs.Option{jobs.Unique("m")}}})
+	res, err := c.EnqueueMany(ctx, []jobs.Batch{{Args: task{}, Opts: &jobs.EnqueueOpts{UniqueKey: "m"}}, {Args: task{}, Opts: &jobs.EnqueueOpts{UniqueKey: "m"}}})
 	if err != nil || res[0].Duplicate || !res[1].Duplicate || res[1].ID != res[0].ID {
 		t.Errorf("within a batch: %+v %v", res, err)
 	}
@@ -230,7 +230,7 @@ func TestTransaction(t *testing.T) {
 	c, b, _, _ := setup(t)
 	ctx := context.Background()
 	tctx, tx := b.Begin(ctx)
-	res, err := c.Enqueue(tctx, task{N: 1})
+	res, err := c.Enqueue(tctx, task{N: 1}, nil)
 	if err != nil || !res.InTx {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -240,11 +240,11 @@ func TestTransaction(t *testing.T) {
 	}
 	tx.Rollback()
 	b.AssertNone(t)
-	if _, err := c.Enqueue(tctx, task{}); err == nil {
+	if _, err := c.Enqueue(tctx, task{}, nil); err == nil {
 		t.Error("enqueued in an ended transaction")
 	}
 	tctx, tx = b.Begin(ctx)
-	res, _ = c.Enqueue(tctx, task{N: 2})
+	res, _ = c.Enqueue(tctx, task{N: 2}, nil)
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestTransaction(t *testing.T) {
 	if err := tx.Commit(); err == nil {
 		t.Error("committed twice")
 	}
-	if plain, _ := c.Enqueue(ctx, task{}); plain.InTx {
+	if plain, _ := c.Enqueue(ctx, task{}, nil); plain.InTx {
 		t.Error("InTx outside a transaction")
 	}
 }
@@ -268,15 +268,15 @@ func TestTransactionUniqueConflict(t *testing.T) {
 	ctx := context.Background()
 
 	tctx, tx := b.Begin(ctx)
-	held, err := c.Enqueue(tctx, task{N: 1}, jobs.Unique("u"))
+	held, err := c.Enqueue(tctx, task{N: 1}, &jobs.EnqueueOpts{UniqueKey: "u"})
 	if err != nil || held.Duplicate || !held.InTx {
 		t.Fatalf("%+v %v", held, err)
 	}
-	plain, err := c.Enqueue(tctx, task{N: 2}) // not unique: rolled back with it
+	plain, err := c.Enqueue(tctx, task{N: 2}, nil) // not unique: rolled back with it
 	if err != nil {
 		t.Fatal(err)
 	}
-	twin, err := c.Enqueue(ctx, task{N: 3}, jobs.Unique("u"))
+	twin, err := c.Enqueue(ctx, task{N: 3}, &jobs.EnqueueOpts{UniqueKey: "u"})
 	if err != nil || twin.Duplicate || twin.InTx {
 		t.Fatalf("twin outside the transaction: %+v %v", twin, err)
 	}
@@ -293,7 +293,7 @@ func TestTransactionUniqueConflict(t *testing.T) {
 		t.Errorf("the twin: %+v", got)
 	}
 	jobstest.AssertCount[task](t, b, 1)
-	if _, err := c.Enqueue(tctx, task{}); err == nil {
+	if _, err := c.Enqueue(tctx, task{}, nil); err == nil {
 		t.Error("enqueued in the failed transaction")
 	}
 	if err := tx.Commit(); err == nil || errors.Is(err, jobstest.ErrUniqueConflict) {
@@ -303,8 +303,8 @@ func TestTransactionUniqueConflict(t *testing.T) {
 	// Two transactions: the first to commit wins.
 	ctx1, tx1 := b.Begin(ctx)
 	ctx2, tx2 := b.Begin(ctx)
-	r1, _ := c.Enqueue(ctx1, task{N: 4}, jobs.Unique("v"))
-	r2, _ := c.Enqueue(ctx2, task{N: 5}, jobs.Unique("v"))
+	r1, _ := c.Enqueue(ctx1, task{N: 4}, &jobs.EnqueueOpts{UniqueKey: "v"})
+	r2, _ := c.Enqueue(ctx2, task{N: 5}, &jobs.EnqueueOpts{UniqueKey: "v"})
 	if r1.Duplicate || r2.Duplicate || r1.ID == r2.ID {
 		t.Fatalf("%+v %+v", r1, r2)
 	}
@@ -324,11 +324,11 @@ func TestTransactionUniqueConflict(t *testing.T) {
 	// No twin: the commit stores the unique job; after it, a twin is a
 	// duplicate of it.
 	ctx3, tx3 := b.Begin(ctx)
-	r3, _ := c.Enqueue(ctx3, task{N: 6}, jobs.Unique("w"))
+	r3, _ := c.Enqueue(ctx3, task{N: 6}, &jobs.EnqueueOpts{UniqueKey: "w"})
 	if err := tx3.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := c.Enqueue(ctx, task{N: 7}, jobs.Unique("w")); !d.Duplicate || d.ID != r3.ID {
+	if d, _ := c.Enqueue(ctx, task{N: 7}, &jobs.EnqueueOpts{UniqueKey: "w"}); !d.Duplicate || d.ID != r3.ID {
 		t.Errorf("after the commit: %+v, want a duplicate of %d", d, r3.ID)
 	}
 }
@@ -336,7 +336,7 @@ func TestTransactionUniqueConflict(t *testing.T) {
 // The assertions fail with a message naming what was enqueued.
 func TestAssertionsFail(t *testing.T) {
 	c, b, _, _ := setup(t)
-	enqueue(t, c, task{N: 1})
+	enqueue(t, c, task{N: 1}, nil)
 	for name, f := range map[string]func(tb testing.TB){
 		"no match":    func(tb testing.TB) { jobstest.AssertEnqueued(tb, b, func(a task) bool { return a.N == 2 }) },
 		"none":        func(tb testing.TB) { jobstest.AssertEnqueued[other](tb, b) },
@@ -397,12 +397,12 @@ func TestWorkers(t *testing.T) {
 		t.Error("started twice")
 	}
 	for i := range 20 {
-		enqueue(t, c, task{N: i})
+		enqueue(t, c, task{N: i}, nil)
 	}
 	for range 20 {
 		<-started
 	}
-	blocked := enqueue(t, c, task{Mode: "block"})
+	blocked := enqueue(t, c, task{Mode: "block"}, nil)
 	<-started
 	// A soft stop that ends first: the blocked job is handed back.
 	soft, cancelSoft := context.WithCancel(ctx)
@@ -440,7 +440,7 @@ func TestWorkersSoftStop(t *testing.T) {
 	if err := b.Start(ctx, map[string]int{"default": 1}, nil, c.Work); err != nil {
 		t.Fatal(err)
 	}
-	id := enqueue(t, c, task{})
+	id := enqueue(t, c, task{}, nil)
 	<-started
 	soft, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -462,7 +462,7 @@ func TestCancelRunning(t *testing.T) {
 		<-ctx.Done()
 		return ctx.Err()
 	})
-	id := enqueue(t, c, task{})
+	id := enqueue(t, c, task{}, nil)
 	done := make(chan struct{})
 	go func() { defer close(done); b.Drain(context.Background(), c) }()
 	<-started
@@ -493,7 +493,7 @@ func TestConcurrent(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 50 {
-				if _, err := c.Enqueue(ctx, task{N: g*100 + i}); err != nil {
+				if _, err := c.Enqueue(ctx, task{N: g*100 + i}, nil); err != nil {
 					t.Error(err)
 				}
 				_, _ = b.List(ctx, jobs.ListParams{Limit: 5})
@@ -528,12 +528,12 @@ func TestInjectedErrors(t *testing.T) {
 		t.Error(err)
 	}
 	b.SetInsertError(down)
-	if _, err := c.Enqueue(context.Background(), task{}); err != down {
+	if _, err := c.Enqueue(context.Background(), task{}, nil); err != down {
 		t.Error(err)
 	}
 	b.SetInsertError(nil)
 	b.SetPingError(nil)
-	if _, err := c.Enqueue(context.Background(), task{}); err != nil || b.Ping(context.Background()) != nil {
+	if _, err := c.Enqueue(context.Background(), task{}, nil); err != nil || b.Ping(context.Background()) != nil {
 		t.Error(err)
 	}
 }
@@ -557,7 +557,7 @@ func TestWorkersAbandonedAtHardStop(t *testing.T) {
 	if err := b.Start(ctx, map[string]int{"default": 1}, nil, c.Work); err != nil {
 		t.Fatal(err)
 	}
-	id := enqueue(t, c, task{})
+	id := enqueue(t, c, task{}, nil)
 	<-started
 	soft, cancelSoft := context.WithCancel(ctx)
 	cancelSoft()

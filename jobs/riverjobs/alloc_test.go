@@ -17,7 +17,7 @@ import (
 // raw River in bench/services.
 func TestInsertParamsAllocs(t *testing.T) {
 	for _, key := range []string{"", "tick-1"} {
-		in := jobs.Insert{Kind: "k", Args: []byte(`{}`), Params: jobs.Params{Queue: "default", MaxAttempts: 25, Priority: 1, UniqueKey: key}}
+		in := jobs.Insert{Kind: "k", Args: []byte(`{}`), EnqueueOpts: jobs.EnqueueOpts{Queue: "default", MaxAttempts: 25, Priority: 1, UniqueKey: key}}
 		var sink river.InsertManyParams
 		if n := testing.AllocsPerRun(100, func() { sink = insertParams(&in) }); n > 2 {
 			t.Errorf("unique key %q: %v allocations, budget 2", key, n)
@@ -48,7 +48,7 @@ func TestMiddleware(t *testing.T) {
 	m := &countingMiddleware{}
 	f := newFixture(t, "sqlite:"+t.TempDir()+"/m.db", Config{Middleware: []rivertype.Middleware{m}})
 	f.start(t)
-	r, err := f.client.Enqueue(context.Background(), echoArgs{Msg: "x"})
+	r, err := f.client.Enqueue(context.Background(), echoArgs{Msg: "x"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

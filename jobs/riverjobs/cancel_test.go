@@ -23,15 +23,15 @@ func TestCancelFinished(t *testing.T) {
 			f := newFixture(t, e.url(t), Config{})
 			f.start(t)
 			ctx := context.Background()
-			enq := func(a jobs.Args, opts ...jobs.Option) int64 {
-				r, err := f.client.Enqueue(ctx, a, opts...)
+			enq := func(a jobs.Args, opts *jobs.EnqueueOpts) int64 {
+				r, err := f.client.Enqueue(ctx, a, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
 				return r.ID
 			}
-			completed, discarded := enq(echoArgs{Msg: "done"}), enq(ctlArgs{Do: "discard"})
-			later := enq(echoArgs{Msg: "later"}, jobs.Delay(time.Hour))
+			completed, discarded := enq(echoArgs{Msg: "done"}, nil), enq(ctlArgs{Do: "discard"}, nil)
+			later := enq(echoArgs{Msg: "later"}, &jobs.EnqueueOpts{ScheduledAt: time.Now().Add(time.Hour)})
 			f.waitState(t, completed, jobs.StateCompleted)
 			f.waitState(t, discarded, jobs.StateDiscarded)
 			if in, err := f.backend.Cancel(ctx, later); err != nil || in.State != jobs.StateCancelled {

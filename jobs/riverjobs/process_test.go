@@ -206,7 +206,7 @@ func newProcessFixture(t *testing.T, url string) *processFixture {
 }
 
 func (p *processFixture) enqueue(t *testing.T, ms int) int64 {
-	r, err := p.client.Enqueue(context.Background(), sleepArgs{Ms: ms})
+	r, err := p.client.Enqueue(context.Background(), sleepArgs{Ms: ms}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -228,7 +228,7 @@ func (b *Backend) riverConfig(queues map[string]river.QueueConfig, workers *rive
 type rawArgs struct {
 	kind   string
 	raw    json.RawMessage
-	unique string // jobs.Params.UniqueKey
+	unique string // jobs.EnqueueOpts.UniqueKey
 }
 
 func (a rawArgs) Kind() string { return a.kind }
@@ -251,7 +251,7 @@ var allStates = []rivertype.JobState{
 
 // uniqueKeyMiddleware replaces River's unique key, which River computes
 // from the kind and the arguments, with one from the kind and
-// jobs.Params.UniqueKey: the same kind and key is the same job whatever
+// jobs.EnqueueOpts.UniqueKey: the same kind and key is the same job whatever
 // its arguments.
 type uniqueKeyMiddleware struct{ river.MiddlewareDefaults }
 

@@ -184,7 +184,7 @@ func TestEnqueueAndRun(t *testing.T) {
 			f := newFixture(t, e.url(t), Config{})
 			f.start(t)
 			ctx := context.Background()
-			res, err := f.client.Enqueue(ctx, echoArgs{Msg: "hi"})
+			res, err := f.client.Enqueue(ctx, echoArgs{Msg: "hi"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -201,7 +201,7 @@ func TestEnqueueAndRun(t *testing.T) {
 			// A batch, with options.
 			rs, err := f.client.EnqueueMany(ctx, []jobs.Batch{
 				{Args: echoArgs{Msg: "a"}},
-				{Args: echoArgs{Msg: "b"}, Opts: []jobs.Option{jobs.Priority(3), jobs.MaxAttempts(7), jobs.Delay(time.Hour)}},
+				{Args: echoArgs{Msg: "b"}, Opts: &jobs.EnqueueOpts{Priority: 3, MaxAttempts: 7, ScheduledAt: time.Now().Add(time.Hour)}},
 			})
 			if err != nil || len(rs) != 2 {
 				t.Fatal(rs, err)
@@ -227,7 +227,7 @@ func TestEnqueueAndRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.waitState(t, rs[1].ID, jobs.StateCompleted)
-			later, err := f.client.Enqueue(ctx, echoArgs{Msg: "later"}, jobs.Delay(time.Hour))
+			later, err := f.client.Enqueue(ctx, echoArgs{Msg: "later"}, &jobs.EnqueueOpts{ScheduledAt: time.Now().Add(time.Hour)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -263,7 +263,7 @@ func TestTransactionJoin(t *testing.T) {
 			var inTx jobs.Result
 			err := f.db.InTx(ctx, func(ctx context.Context) error {
 				var err error
-				inTx, err = f.client.Enqueue(ctx, echoArgs{Msg: "rolled back"})
+				inTx, err = f.client.Enqueue(ctx, echoArgs{Msg: "rolled back"}, nil)
 				if err != nil {
 					return err
 				}
@@ -280,7 +280,7 @@ func TestTransactionJoin(t *testing.T) {
 			}
 			err = f.db.InTx(ctx, func(ctx context.Context) error {
 				var err error
-				inTx, err = f.client.Enqueue(ctx, echoArgs{Msg: "committed"})
+				inTx, err = f.client.Enqueue(ctx, echoArgs{Msg: "committed"}, nil)
 				return err
 			})
 			if err != nil || !inTx.InTx {
@@ -310,7 +310,7 @@ func TestTransactionJoin(t *testing.T) {
 				t.Fatalf("after pgx rollback: %d jobs, want 1", n)
 			}
 			err = f.db.InPgxTx(ctx, pgx.TxOptions{}, func(ctx context.Context) error {
-				_, err := f.client.Enqueue(ctx, echoArgs{Msg: "z"})
+				_, err := f.client.Enqueue(ctx, echoArgs{Msg: "z"}, nil)
 				return err
 			})
 			if err != nil {
@@ -328,39 +328,39 @@ func TestUnique(t *testing.T) {
 		t.Run(e.name, func(t *testing.T) {
 			f := newFixture(t, e.url(t), Config{})
 			ctx := context.Background()
-			first, err := f.client.Enqueue(ctx, echoArgs{Msg: "one"}, jobs.Unique("tick-1"))
+			first, err := f.client.Enqueue(ctx, echoArgs{Msg: "one"}, &jobs.EnqueueOpts{UniqueKey: "tick-1"})
 			if err != nil || first.Duplicate {
 				t.Fatal(first, err)
 			}
 			// Same kind and key, other arguments: the same job.
-			again, err := f.client.Enqueue(ctx, echoArgs{Msg: "two"}, jobs.Unique("tick-1"))
+			again, err := f.client.Enqueue(ctx, echoArgs{Msg: "two"}, &jobs.EnqueueOpts{UniqueKey: "tick-1"})
 			if err != nil || !again.Duplicate || again.ID != first.ID {
 				t.Fatalf("same key: %+v %v, want duplicate of %d", again, err, first.ID)
 			}
 			// Another key: another job; no key: never unique.
-			other, err := f.client.Enqueue(ctx, echoArgs{Msg: "one"}, jobs.Unique("tick-2"))
+			other, err := f.client.Enqueue(ctx, echoArgs{Msg: "one"}, &jobs.EnqueueOpts{UniqueKey: "tick-2"})
 			if err != nil || other.Duplicate || other.ID == first.ID {
 				t.Fatalf("other key: %+v %v", other, err)
 			}
-			plain, err := f.client.Enqueue(ctx, echoArgs{Msg: "one"})
+			plain, err := f.client.Enqueue(ctx, echoArgs{Msg: "one"}, nil)
 			if err != nil || plain.Duplicate {
 				t.Fatal(plain, err)
 			}
 			// Another kind with the same key: another job.
-			ctl, err := f.client.Enqueue(ctx, ctlArgs{}, jobs.Unique("tick-1"))
+			ctl, err := f.client.Enqueue(ctx, ctlArgs{}, &jobs.EnqueueOpts{UniqueKey: "tick-1"})
 			if err != nil || ctl.Duplicate {
 				t.Fatalf("other kind: %+v %v", ctl, err)
 			}
 			// Still unique once the job completed, and in a batch.
 			f.start(t)
 			f.waitState(t, first.ID, jobs.StateCompleted)
-			rs, err := f.client.EnqueueMany(ctx, []jobs.Batch{{Args: echoArgs{}, Opts: []jobs.Option{jobs.Unique("tick-1")}}, {Args: echoArgs{}, Opts: []jobs.Option{jobs.Unique("tick-3")}}})
+			rs, err := f.client.EnqueueMany(ctx, []jobs.Batch{{Args: echoArgs{}, Opts: &jobs.EnqueueOpts{UniqueKey: "tick-1"}}, {Args: echoArgs{}, Opts: &jobs.EnqueueOpts{UniqueKey: "tick-3"}}})
 			if err != nil || !rs[0].Duplicate || rs[0].ID != first.ID || rs[1].Duplicate {
 				t.Fatalf("after completion: %+v %v", rs, err)
 			}
 			// Inside a transaction too.
 			err = f.db.InTx(ctx, func(ctx context.Context) error {
-				r, err := f.client.Enqueue(ctx, echoArgs{}, jobs.Unique("tick-1"))
+				r, err := f.client.Enqueue(ctx, echoArgs{}, &jobs.EnqueueOpts{UniqueKey: "tick-1"})
 				if err == nil && (!r.Duplicate || r.ID != first.ID || !r.InTx) {
 					t.Errorf("in a transaction: %+v", r)
 				}
@@ -380,7 +380,7 @@ func TestControlErrors(t *testing.T) {
 			f.start(t)
 			ctx := context.Background()
 			enq := func(do string) int64 {
-				r, err := f.client.Enqueue(ctx, ctlArgs{Do: do})
+				r, err := f.client.Enqueue(ctx, ctlArgs{Do: do}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -427,7 +427,7 @@ func TestStopHandsBack(t *testing.T) {
 				if err := f.backend.Start(context.Background(), nil, f.client.Kinds(), f.client.Work); err != nil {
 					t.Fatal(err)
 				}
-				r, err := f.client.Enqueue(context.Background(), ctlArgs{Do: do})
+				r, err := f.client.Enqueue(context.Background(), ctlArgs{Do: do}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -482,7 +482,7 @@ func TestStopHandsBackStuckWorker(t *testing.T) {
 			if err := f.backend.Start(context.Background(), nil, f.client.Kinds(), f.client.Work); err != nil {
 				t.Fatal(err)
 			}
-			r, err := f.client.Enqueue(context.Background(), ctlArgs{Do: "ignore-cancel"})
+			r, err := f.client.Enqueue(context.Background(), ctlArgs{Do: "ignore-cancel"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -582,7 +582,7 @@ func TestShortKind(t *testing.T) {
 	done := make(chan int, 1)
 	jobs.Handle(f.client, func(_ context.Context, j *jobs.Job[shortKind]) error { done <- j.Attempt; return nil })
 	f.start(t)
-	r, err := f.client.Enqueue(context.Background(), shortKind{})
+	r, err := f.client.Enqueue(context.Background(), shortKind{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -611,7 +611,7 @@ func TestCancelRunning(t *testing.T) {
 		t.Run(e.name, func(t *testing.T) {
 			f := newFixture(t, e.url(t), Config{})
 			f.start(t)
-			r, err := f.client.Enqueue(context.Background(), ctlArgs{Do: "block"})
+			r, err := f.client.Enqueue(context.Background(), ctlArgs{Do: "block"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -681,11 +681,11 @@ func TestUniqueTwinWaits(t *testing.T) {
 	twin := make(chan jobs.Result, 1)
 	err := f.db.InTx(ctx, func(tctx context.Context) error {
 		var err error
-		if held, err = f.client.Enqueue(tctx, echoArgs{Msg: "held"}, jobs.Unique("twin")); err != nil {
+		if held, err = f.client.Enqueue(tctx, echoArgs{Msg: "held"}, &jobs.EnqueueOpts{UniqueKey: "twin"}); err != nil {
 			return err
 		}
 		go func() {
-			r, err := f.client.Enqueue(ctx, echoArgs{Msg: "twin"}, jobs.Unique("twin"))
+			r, err := f.client.Enqueue(ctx, echoArgs{Msg: "twin"}, &jobs.EnqueueOpts{UniqueKey: "twin"})
 			if err != nil {
 				t.Error(err)
 			}

@@ -316,7 +316,7 @@ func measureEngine(ctx context.Context, e *env) ([]row, error) {
 	pg := e.db.Dialect() == data.Postgres
 	// Single enqueue, its own transaction.
 	v, al, err := interleave(*dur,
-		func(i int) error { _, err := e.client.Enqueue(ctx, noopArgs{N: i}); return err },
+		func(i int) error { _, err := e.client.Enqueue(ctx, noopArgs{N: i}, nil); return err },
 		func(i int) error {
 			var err error
 			if pg {
@@ -340,7 +340,7 @@ func measureEngine(ctx context.Context, e *env) ([]row, error) {
 				if _, err := e.db.Exec(ctx, appInsert, i); err != nil {
 					return err
 				}
-				_, err := e.client.Enqueue(ctx, noopArgs{N: i})
+				_, err := e.client.Enqueue(ctx, noopArgs{N: i}, nil)
 				return err
 			})
 		},
@@ -369,7 +369,7 @@ func measureEngine(ctx context.Context, e *env) ([]row, error) {
 					if _, err := tx.Exec(ctx, appInsert, i); err != nil {
 						return err
 					}
-					_, err := e.client.Enqueue(ctx, noopArgs{N: i})
+					_, err := e.client.Enqueue(ctx, noopArgs{N: i}, nil)
 					return err
 				})
 			},
@@ -566,7 +566,7 @@ func measureKill(ctx context.Context, e *env) (took, bound time.Duration, err er
 	if err := expect(lines1, "ready", 30*time.Second); err != nil {
 		return 0, 0, err
 	}
-	res, err := c.Enqueue(ctx, sleepArgs{Ms: 1500})
+	res, err := c.Enqueue(ctx, sleepArgs{Ms: 1500}, nil)
 	if err != nil {
 		return 0, 0, err
 	}
