@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/plinth-go/plinth/data/internal/testenv"
 )
 
 // postgresEnv names the variable that enables the PostgreSQL tests: a URL
@@ -33,16 +35,18 @@ func engines(t *testing.T) []engine {
 	if base := os.Getenv(postgresEnv); base != "" {
 		es = append(es, engine{"postgres", func(t *testing.T) string { return tempPostgres(t, base) }})
 	} else {
-		t.Logf("PostgreSQL not tested: set %s to a server URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable)", postgresEnv)
+		testenv.Without(t, "postgres", "PostgreSQL not tested: set "+postgresEnv+" to a server URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable)")
 	}
 	return es
 }
 
-// needPostgres returns the server URL or skips t.
+// needPostgres returns the server URL or skips t (fails it when
+// PLINTH_TEST_REQUIRE names postgres).
 func needPostgres(t *testing.T) string {
+	t.Helper()
 	base := os.Getenv(postgresEnv)
 	if base == "" {
-		t.Skipf("set %s to a PostgreSQL URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) to run this test", postgresEnv)
+		testenv.Missing(t, "postgres", "set "+postgresEnv+" to a PostgreSQL URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) to run this test")
 	}
 	return base
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -88,5 +90,26 @@ func TestMigrationsFail(t *testing.T) {
 	}
 	if len(ft.msgs) == 0 || !contains(ft.msgs[0], "datatest: migrations:") {
 		t.Errorf("failure %q, want one naming the migrations", ft.msgs)
+	}
+}
+
+// TestPostgresRequired: without PLINTH_TEST_POSTGRES, Postgres skips the
+// test, unless PLINTH_TEST_REQUIRE names postgres: then it fails it (a
+// child process runs TestPostgresIsolated both ways).
+func TestPostgresRequired(t *testing.T) {
+	if os.Getenv("PLINTH_TEST_DATATEST_CHILD") != "" {
+		t.Skip("child")
+	}
+	run := func(require string) (string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestPostgresIsolated$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "PLINTH_TEST_DATATEST_CHILD=1", datatest.PostgresEnv+"=", datatest.RequireEnv+"="+require)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run(""); err != nil || !strings.Contains(out, "--- SKIP") {
+		t.Errorf("not required: %v, want a skip:\n%s", err, out)
+	}
+	if out, err := run("postgres,redis"); err == nil || !strings.Contains(out, "--- FAIL") || !strings.Contains(out, datatest.PostgresEnv) {
+		t.Errorf("required: %v, want a failure naming %s:\n%s", err, datatest.PostgresEnv, out)
 	}
 }
