@@ -4,25 +4,27 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
+	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 )
 
 // document is the part of an OpenAPI 3.1 document that the check reads:
-// its operations, by method, with their path templates.
+// its operations, by method, with their path templates, and the whole
+// document, which local references ("#/components/schemas/Name", any JSON
+// pointer) resolve in.
 type document struct {
-	ops     []*operation
-	schemas map[string]any // components.schemas
+	ops  []*operation
+	root any // the document, decoded with UseNumber
 
 	mu  sync.Mutex
-	res map[string]*regexp.Regexp // compiled patterns
+	res map[string]*regexp.Regexp // compiled patterns, nil for one Go cannot compile
 }
 
 type operation struct {
@@ -49,32 +51,45 @@ func (c *Client) loadDocument() (*document, error) {
 	return c.doc, c.docErr
 }
 
+// decodeJSON decodes one JSON value, numbers as json.Number (so that big
+// integers and decimals keep their exact value), and fails on anything
+// after it but white space.
+func decodeJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("data after the JSON value at byte %d", dec.InputOffset())
+	}
+	return v, nil
+}
+
 // parseDocument reads an OpenAPI document's operations.
 func parseDocument(data []byte) (*document, error) {
-	var raw struct {
-		Paths      map[string]map[string]json.RawMessage `json:"paths"`
-		Components struct {
-			Schemas map[string]any `json:"schemas"`
-		} `json:"components"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	root, err := decodeJSON(data)
+	if err != nil {
 		return nil, fmt.Errorf("plinthtest: the App's OpenAPI document is not JSON: %v", err)
 	}
-	d := &document{schemas: raw.Components.Schemas, res: map[string]*regexp.Regexp{}}
-	for tmpl, item := range raw.Paths {
+	top, _ := root.(map[string]any)
+	paths, _ := top["paths"].(map[string]any)
+	d := &document{root: root, res: map[string]*regexp.Regexp{}}
+	for tmpl, it := range paths {
+		item, _ := d.resolve(it).(map[string]any)
 		for method, opData := range item {
 			switch method {
 			case "get", "put", "post", "delete", "options", "head", "patch", "trace":
 			default:
 				continue
 			}
-			var op struct {
-				Responses map[string]any `json:"responses"`
+			op, ok := opData.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("plinthtest: OpenAPI operation %s %s is not an object", method, tmpl)
 			}
-			if err := json.Unmarshal(opData, &op); err != nil {
-				return nil, fmt.Errorf("plinthtest: OpenAPI operation %s %s: %v", method, tmpl, err)
-			}
-			o := &operation{method: strings.ToUpper(method), template: tmpl, responses: op.Responses}
+			responses, _ := op["responses"].(map[string]any)
+			o := &operation{method: strings.ToUpper(method), template: tmpl, responses: responses}
 			for _, seg := range strings.Split(strings.Trim(tmpl, "/"), "/") {
 				if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
 					o.segments = append(o.segments, "")
@@ -86,6 +101,12 @@ func parseDocument(data []byte) (*document, error) {
 			d.ops = append(d.ops, o)
 		}
 	}
+	sort.Slice(d.ops, func(i, j int) bool { // the same operation wins at every run
+		if d.ops[i].template != d.ops[j].template {
+			return d.ops[i].template < d.ops[j].template
+		}
+		return d.ops[i].method < d.ops[j].method
+	})
 	return d, nil
 }
 
@@ -114,9 +135,9 @@ func (d *document) find(method, path string) *operation {
 
 // checkOpenAPI says what is wrong when r does not conform to the operation of
 // the App's OpenAPI document that req reaches: its status is declared (or
-// a range or default is), its content type is one the response lists, and
-// its JSON body matches the schema. Requests that reach no operation of
-// the document are not checked.
+// a range or default is), its headers match the declared ones, its content
+// type is one the response lists, and its JSON body matches the schema.
+// Requests that reach no operation of the document are not checked.
 func (c *Client) checkOpenAPI(req *http.Request, r *Response) string {
 	d, err := c.loadDocument()
 	if err != nil {
@@ -129,21 +150,24 @@ func (c *Client) checkOpenAPI(req *http.Request, r *Response) string {
 	if op == nil {
 		return ""
 	}
-	if msg := d.conform(op, r.code, r.header.Get("Content-Type"), r.buf.Bytes()); msg != "" {
+	if msg := d.conform(op, req.Method, r.code, r.header, r.buf.Bytes()); msg != "" {
 		return fmt.Sprintf("OpenAPI: the response does not match %s %s in the App's OpenAPI document: %s\n  (Config.SkipOpenAPI switches the check off)%s", op.method, op.template, msg, r.describe())
 	}
 	return ""
 }
 
-// conform returns what is wrong with a response of op, or "".
-func (d *document) conform(op *operation, code int, contentType string, body []byte) string {
+// conform returns what is wrong with a response of op to a request of
+// method, or "".
+func (d *document) conform(op *operation, method string, code int, header http.Header, body []byte) string {
 	status := strconv.Itoa(code)
-	resp, ok := op.responses[status]
-	if !ok {
-		resp, ok = op.responses[status[:1]+"XX"]
-	}
-	if !ok {
-		resp, ok = op.responses["default"]
+	key := status
+	resp, ok := op.responses[key]
+	for _, k := range []string{status[:1] + "XX", status[:1] + "xx", "default"} {
+		if ok {
+			break
+		}
+		key = k
+		resp, ok = op.responses[k]
 	}
 	if !ok {
 		declared := make([]string, 0, len(op.responses))
@@ -153,16 +177,25 @@ func (d *document) conform(op *operation, code int, contentType string, body []b
 		sort.Strings(declared)
 		return fmt.Sprintf("status %d is not declared (declared: %s)", code, strings.Join(declared, ", "))
 	}
-	ro, _ := d.deref(resp).(map[string]any)
+	ro, _ := d.resolve(resp).(map[string]any)
+	if msg := d.conformHeaders(ro, header, code); msg != "" {
+		return msg
+	}
 	content, _ := ro["content"].(map[string]any)
+	if method == http.MethodHead || code == http.StatusNoContent || code == http.StatusNotModified {
+		return "" // no body
+	}
 	if len(content) == 0 {
+		// A declared code without content promises no body; "default" and
+		// ranges (plain routes' "Response of a plain route (not described)")
+		// promise nothing.
+		if len(body) > 0 && key == status {
+			return fmt.Sprintf("a body of %d bytes, but the document declares no content for status %d", len(body), code)
+		}
 		return ""
 	}
-	if len(body) == 0 && (code == http.StatusNoContent || code == http.StatusNotModified) {
-		return ""
-	}
-	mt, _, _ := mime.ParseMediaType(contentType)
-	media, ok := content[mt]
+	mt, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
+	media, ok := lookupMedia(content, mt)
 	if !ok {
 		listed := make([]string, 0, len(content))
 		for k := range content {
@@ -174,14 +207,16 @@ func (d *document) conform(op *operation, code int, contentType string, body []b
 		}
 		return fmt.Sprintf("content type %s is not listed for status %d (listed: %s)", mt, code, strings.Join(listed, ", "))
 	}
-	schema := d.deref(media.(map[string]any)["schema"])
-	if schema == nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+	mo, _ := d.resolve(media).(map[string]any)
+	schema, hasSchema := mo["schema"]
+	if !hasSchema || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
 		return ""
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeJSON(body)
+	if err != nil {
+		if len(bytes.TrimSpace(body)) == 0 {
+			return fmt.Sprintf("the body is empty, want JSON (%s)", mt)
+		}
 		return fmt.Sprintf("the body is not valid JSON: %v", err)
 	}
 	if rel, msg := d.validate(v, schema, 0); msg != "" {
@@ -190,237 +225,146 @@ func (d *document) conform(op *operation, code int, contentType string, body []b
 	return ""
 }
 
-// deref follows a local $ref ("#/components/schemas/Name").
-func (d *document) deref(s any) any {
-	for range 32 {
-		m, ok := s.(map[string]any)
+// lookupMedia finds the media type object of the response's content type
+// mt: the exact type, then "type/*", then "*/*". Keys are compared without
+// their parameters and case.
+func lookupMedia(content map[string]any, mt string) (any, bool) {
+	if mt == "" {
+		return nil, false
+	}
+	typ, _, _ := strings.Cut(mt, "/")
+	var ranged, any_ any
+	var hasRanged, hasAny bool
+	for k, v := range content {
+		kt, _, err := mime.ParseMediaType(k)
+		if err != nil {
+			kt = strings.ToLower(strings.TrimSpace(k))
+		}
+		switch kt {
+		case mt:
+			return v, true
+		case typ + "/*":
+			ranged, hasRanged = v, true
+		case "*/*":
+			any_, hasAny = v, true
+		}
+	}
+	if hasRanged {
+		return ranged, true
+	}
+	return any_, hasAny
+}
+
+// conformHeaders checks the response headers that ro declares: a required
+// one is present, and a present one's value matches its schema (the value
+// read as the schema's type: a number, a boolean or a string).
+// Content-Type is left to the content check, as OpenAPI says.
+func (d *document) conformHeaders(ro map[string]any, header http.Header, code int) string {
+	declared, _ := ro["headers"].(map[string]any)
+	names := make([]string, 0, len(declared))
+	for k := range declared {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if strings.EqualFold(name, "Content-Type") {
+			continue
+		}
+		h, _ := d.resolve(declared[name]).(map[string]any)
+		values, present := header[http.CanonicalHeaderKey(name)]
+		if !present || len(values) == 0 {
+			if req, _ := h["required"].(bool); req {
+				return fmt.Sprintf("the header %s is required for status %d but absent", name, code)
+			}
+			continue
+		}
+		schema, ok := h["schema"]
 		if !ok {
-			return s
+			continue
+		}
+		v := d.headerValue(values[0], schema)
+		if _, msg := d.validate(v, schema, 0); msg != "" {
+			return fmt.Sprintf("the header %s: %s", name, msg)
+		}
+	}
+	return ""
+}
+
+// headerValue reads a header's text as a JSON value of a type its schema
+// allows: a number or boolean when the schema wants one and the text is
+// one, the string otherwise (so that the type check names what is wrong).
+func (d *document) headerValue(s string, schema any) any {
+	m, _ := d.resolve(schema).(map[string]any)
+	types := typeNames(m["type"])
+	for _, t := range types {
+		switch t {
+		case "integer", "number":
+			if n := json.Number(strings.TrimSpace(s)); numberRat(n) != nil && json.Valid([]byte(n)) {
+				return n
+			}
+		case "boolean":
+			if b, err := strconv.ParseBool(s); err == nil && (s == "true" || s == "false") {
+				return b
+			}
+		}
+	}
+	return s
+}
+
+// resolve follows local references ("#/components/responses/Name", any
+// JSON pointer into the document) until it reaches something that is not
+// one; nil for a reference it cannot follow.
+func (d *document) resolve(v any) any {
+	for range 32 {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v
 		}
 		ref, ok := m["$ref"].(string)
 		if !ok {
-			return s
+			return v
 		}
-		name, found := strings.CutPrefix(ref, "#/components/schemas/")
-		if !found {
-			return nil // not a schema reference: not checked
+		v, ok = d.pointer(ref)
+		if !ok {
+			return nil
 		}
-		s = d.schemas[name]
 	}
 	return nil
 }
 
-// validate checks v against schema, the subset of JSON Schema 2020-12
-// that the api package's generator writes: $ref, type, properties,
-// required, additionalProperties, items, enum, const, allOf, not,
-// minimum, maximum (and exclusive), minLength, maxLength, pattern,
-// minItems, maxItems, minProperties, maxProperties, and the date-time
-// format. The generator writes no nullability and Go encodes a nil slice,
-// map or pointer as null, so null passes any schema. It returns the JSON
-// path of the first mismatch below v ("" for v itself, ".a[2]" below it:
-// built only on a mismatch, so that a valid body costs no strings) and
-// what it is, or two empty strings.
-func (d *document) validate(v, schema any, depth int) (string, string) {
-	if depth > 64 {
-		return "", ""
-	}
-	schema = d.deref(schema)
-	switch s := schema.(type) {
-	case bool:
-		if !s {
-			return "", "no value is allowed here"
-		}
-		return "", ""
-	case map[string]any:
-		if v == nil {
-			return "", ""
-		}
-		return d.validateKeywords(v, s, depth)
-	}
-	return "", ""
-}
-
-func (d *document) validateKeywords(v any, s map[string]any, depth int) (string, string) {
-	if t, ok := s["type"].(string); ok {
-		if got := jsonType(v); got != t && !(t == "number" && got == "integer") {
-			return "", fmt.Sprintf("%s %s, want %s", got, short(v), t)
-		}
-	}
-	if e, ok := s["enum"].([]any); ok {
-		found := false
-		for _, x := range e {
-			if jsonEqual(x, v) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return "", fmt.Sprintf("%s is not one of %s", short(v), short(e))
-		}
-	}
-	if cst, ok := s["const"]; ok && !jsonEqual(cst, v) {
-		return "", fmt.Sprintf("%s, want %s", short(v), short(cst))
-	}
-	if all, ok := s["allOf"].([]any); ok {
-		for _, sub := range all {
-			if p, m := d.validate(v, sub, depth+1); m != "" {
-				return p, m
-			}
-		}
-	}
-	if not, ok := s["not"]; ok {
-		if _, m := d.validate(v, not, depth+1); m == "" {
-			return "", "matches a schema it must not"
-		}
-	}
-	switch x := v.(type) {
-	case json.Number:
-		f, _ := x.Float64()
-		if m, ok := num(s, "minimum"); ok && f < m {
-			return "", fmt.Sprintf("%s is below the minimum %v", x, m)
-		}
-		if m, ok := num(s, "maximum"); ok && f > m {
-			return "", fmt.Sprintf("%s is above the maximum %v", x, m)
-		}
-		if m, ok := num(s, "exclusiveMinimum"); ok && f <= m {
-			return "", fmt.Sprintf("%s is not above %v", x, m)
-		}
-		if m, ok := num(s, "exclusiveMaximum"); ok && f >= m {
-			return "", fmt.Sprintf("%s is not below %v", x, m)
-		}
-		if s["type"] == "integer" && f != math.Trunc(f) {
-			return "", fmt.Sprintf("%s is not an integer", x)
-		}
-	case string:
-		n := len([]rune(x))
-		if m, ok := num(s, "minLength"); ok && float64(n) < m {
-			return "", fmt.Sprintf("%q is shorter than %v characters", x, m)
-		}
-		if m, ok := num(s, "maxLength"); ok && float64(n) > m {
-			return "", fmt.Sprintf("%q is longer than %v characters", x, m)
-		}
-		if p, ok := s["pattern"].(string); ok {
-			if re := d.regexp(p); re != nil && !re.MatchString(x) {
-				return "", fmt.Sprintf("%q does not match the pattern %s", x, p)
-			}
-		}
-		if s["format"] == "date-time" {
-			if _, err := time.Parse(time.RFC3339Nano, x); err != nil {
-				return "", fmt.Sprintf("%q is not a date-time (RFC 3339)", x)
-			}
-		}
-	case []any:
-		if m, ok := num(s, "minItems"); ok && float64(len(x)) < m {
-			return "", fmt.Sprintf("%d items, fewer than %v", len(x), m)
-		}
-		if m, ok := num(s, "maxItems"); ok && float64(len(x)) > m {
-			return "", fmt.Sprintf("%d items, more than %v", len(x), m)
-		}
-		if items, ok := s["items"]; ok {
-			for i, it := range x {
-				if p, m := d.validate(it, items, depth+1); m != "" {
-					return "[" + strconv.Itoa(i) + "]" + p, m
-				}
-			}
-		}
-	case map[string]any:
-		if m, ok := num(s, "minProperties"); ok && float64(len(x)) < m {
-			return "", fmt.Sprintf("%d members, fewer than %v", len(x), m)
-		}
-		if m, ok := num(s, "maxProperties"); ok && float64(len(x)) > m {
-			return "", fmt.Sprintf("%d members, more than %v", len(x), m)
-		}
-		if req, ok := s["required"].([]any); ok {
-			for _, name := range req {
-				if n, _ := name.(string); n != "" {
-					if _, ok := x[n]; !ok {
-						return "." + n, "required member missing"
-					}
-				}
-			}
-		}
-		props, _ := s["properties"].(map[string]any)
-		names := make([]string, 0, len(x))
-		for k := range x {
-			names = append(names, k)
-		}
-		sort.Strings(names) // the first mismatch is the same at every run
-		for _, k := range names {
-			if ps, ok := props[k]; ok {
-				if p, m := d.validate(x[k], ps, depth+1); m != "" {
-					return "." + k + p, m
-				}
-			} else if ap, ok := s["additionalProperties"]; ok {
-				if b, isBool := ap.(bool); isBool && !b {
-					return "." + k, "member not in the schema (additionalProperties is false)"
-				}
-				if p, m := d.validate(x[k], ap, depth+1); m != "" {
-					return "." + k + p, m
-				}
-			}
-		}
-	}
-	return "", ""
-}
-
-// regexp compiles a schema's pattern once; one Go's RE2 cannot compile is
-// not checked.
-func (d *document) regexp(p string) *regexp.Regexp {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	re, ok := d.res[p]
+// pointer returns the value that the local reference ref ("#/a/b~1c")
+// points to.
+func (d *document) pointer(ref string) (any, bool) {
+	frag, ok := strings.CutPrefix(ref, "#")
 	if !ok {
-		re, _ = regexp.Compile(p)
-		d.res[p] = re
+		return nil, false
 	}
-	return re
-}
-
-// num reads a numeric keyword.
-func num(s map[string]any, key string) (float64, bool) {
-	switch n := s[key].(type) {
-	case float64:
-		return n, true
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
+	if f, err := url.PathUnescape(frag); err == nil {
+		frag = f
 	}
-	return 0, false
-}
-
-// jsonType names the JSON type of v (decoded with UseNumber).
-func jsonType(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case json.Number:
-		if _, err := x.Int64(); err == nil || !strings.ContainsAny(string(x), ".eE") {
-			return "integer"
+	v := d.root
+	if frag == "" {
+		return v, true
+	}
+	if !strings.HasPrefix(frag, "/") {
+		return nil, false
+	}
+	for _, tok := range strings.Split(frag[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			if v, ok = x[tok]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
 		}
-		if f, err := x.Float64(); err == nil && f == math.Trunc(f) {
-			return "integer"
-		}
-		return "number"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
 	}
-	return fmt.Sprintf("%T", v)
-}
-
-// jsonEqual compares a schema's value (float64 numbers) with a body's
-// (json.Number).
-func jsonEqual(a, b any) bool {
-	na, aNum := a.(float64)
-	nb, bNum := b.(json.Number)
-	if aNum && bNum {
-		f, err := nb.Float64()
-		return err == nil && f == na
-	}
-	return short(a) == short(b)
+	return v, true
 }
