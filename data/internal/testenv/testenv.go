@@ -56,7 +56,7 @@ var (
 // hides a passing package's output, which is what RequireEnv is for.
 func Missing(t testing.TB, service, reason string) {
 	t.Helper()
-	Without(t, service, reason)
+	absent(t, service, reason)
 	t.Skip(reason)
 }
 
@@ -65,6 +65,14 @@ func Missing(t testing.TB, service, reason string) {
 // names the service, else notes reason (stderr once, t.Log always) and
 // returns.
 func Without(t testing.TB, service, reason string) {
+	t.Helper()
+	absent(t, service, reason)
+	t.Log(reason)
+}
+
+// absent fails t when RequireEnv names service (or an unknown service),
+// else writes reason to stderr if it is the service's first.
+func absent(t testing.TB, service, reason string) {
 	t.Helper()
 	required, err := Required(service)
 	switch {
@@ -80,5 +88,4 @@ func Without(t testing.TB, service, reason string) {
 	if first {
 		fmt.Fprintf(os.Stderr, "%s: tests skipped in this package: %s (%s=%s makes it a failure)\n", service, reason, RequireEnv, service)
 	}
-	t.Log(reason)
 }
