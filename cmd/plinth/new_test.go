@@ -100,6 +100,15 @@ func TestNewProjects(t *testing.T) {
 				goIn(t, dir, goEnv, args...)
 				t.Logf("go %s: %v", args[0], time.Since(start).Round(time.Millisecond))
 			}
+			if tc.template == "api" {
+				// The README's way to run plinth without installing it:
+				// the version go.mod requires, from the project.
+				cmd := exec.Command("go", "run", "github.com/plinth-go/plinth/cmd/plinth", "routes")
+				cmd.Dir, cmd.Env = dir, projectEnv("PLINTH_DATABASE_URL=sqlite:"+filepath.Join(dir, "routes.db"))
+				if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "GET     /tasks/{id}") {
+					t.Errorf("go run github.com/plinth-go/plinth/cmd/plinth routes: %v\n%s", err, out)
+				}
+			}
 
 			// A configuration error of several lines is printed as lines,
 			// not as one quoted string with \n\t in it.

@@ -46,6 +46,8 @@ func TestTemplatesRender(t *testing.T) {
 		}
 		if readme := string(have["README.md"].Data); !strings.Contains(readme, "go run .") || !strings.Contains(readme, "go test ./...") {
 			t.Errorf("%s: the README lacks its two commands", name)
+		} else if strings.Contains(readme, "`plinth ") && !strings.Contains(readme, "go install github.com/plinth-go/plinth/cmd/plinth@latest") {
+			t.Errorf("%s: the README names plinth commands but not how to install plinth", name)
 		}
 		if d := string(have["Dockerfile"].Data); strings.Count(d, "FROM ") != 2 || !strings.Contains(d, "distroless") {
 			t.Errorf("%s: the Dockerfile is not a two-stage build onto distroless:\n%s", name, d)
