@@ -14,15 +14,15 @@ type failing struct{ cache.Store }
 
 func (failing) Ping(context.Context) error { return errors.New("connection refused") }
 
-// TestAttach: the "cache" check is a degraded one: ok on Memory; degraded,
+// TestAttach: the "cache" check is a degraded one: ok on MemoryStore; degraded,
 // not down, when the store's Ping fails, and Ready still passes.
 func TestAttach(t *testing.T) {
 	for _, tc := range []struct {
 		store cache.Store
 		want  plinth.CheckStatus
 	}{
-		{cache.NewMemory(cache.MemoryOptions{}), plinth.CheckOK},
-		{failing{cache.NewMemory(cache.MemoryOptions{})}, plinth.CheckDegraded},
+		{cache.NewMemoryStore(cache.MemoryStoreConfig{}), plinth.CheckOK},
+		{failing{cache.NewMemoryStore(cache.MemoryStoreConfig{})}, plinth.CheckDegraded},
 	} {
 		app := plinth.New()
 		cache.Attach(app, tc.store)

@@ -6,7 +6,7 @@ import (
 )
 
 // Codec turns T into bytes and back, for the Stores that keep bytes (Redis)
-// and for an entry's size on Memory. The default, DefaultCodec, is JSON,
+// and for an entry's size on MemoryStore. The default, DefaultCodec, is JSON,
 // except for string and []byte, kept as they are.
 type Codec[T any] interface {
 	// Append appends v's encoding to dst.
@@ -53,7 +53,7 @@ type bytesCodec struct{}
 func (bytesCodec) Append(dst []byte, v []byte) ([]byte, error) { return append(dst, v...), nil }
 func (bytesCodec) Decode(data []byte) ([]byte, error)          { return append([]byte(nil), data...), nil }
 
-// DefaultCodec returns the codec Of[T] uses unless WithCodec says otherwise:
+// DefaultCodec returns the codec Of[T] uses unless Config.Codec says otherwise:
 // the bytes themselves for string and []byte (readable in redis-cli, and no
 // quoting), JSON for everything else.
 func DefaultCodec[T any]() Codec[T] {

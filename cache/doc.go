@@ -1,5 +1,5 @@
 // Package cache keeps what is expensive to compute: a Store of bytes with
-// time-to-live (Memory, a bounded sharded LRU in this package; Redis and
+// time-to-live (MemoryStore, a bounded sharded LRU in this package; Redis and
 // otter in the modules github.com/plinth-go/plinth/cache/rediscache and
 // github.com/plinth-go/plinth/cache/ottercache), and Of[T], a typed view with
 // Remember, which computes a missing value once however many requests ask
@@ -11,13 +11,13 @@
 //     once; every waiter gets its result, or leaves when its own context
 //     ends;
 //   - a computation that hangs does not block its key: fn's context
-//     carries a deadline (WithComputeTimeout, default 30s), at which every
+//     carries a deadline (Config.ComputeTimeout, default 30s), at which every
 //     waiter gets an error wrapping context.DeadlineExceeded; a fn that
 //     honours its context then returns and frees the key, and one that
 //     ignores it runs on as the key's one abandoned computation, which
 //     later callers wait for (one timeout at most) instead of starting
 //     another;
-//   - across instances, opt-in (WithLock): the first instance takes a lock in
+//   - across instances, opt-in (Config.Lock): the first instance takes a lock in
 //     the Store (SET NX PX on Redis), the others poll the Store for the
 //     value, with backoff and a bound, and compute it themselves when the
 //     bound passes (fail open); the lock's TTL and the wait are cut to the
@@ -30,8 +30,8 @@
 //     computes and returns the value, and logs the failure (at most once a
 //     minute per Of); Attach's readiness check reports the cache degraded.
 //
-// A hit on Memory costs no allocation: Of[T] keeps the T value itself in the
-// Memory store (the ValueStore capability), so a hit is a map lookup under a
+// A hit on MemoryStore costs no allocation: Of[T] keeps the T value itself in the
+// MemoryStore (the ValueStore capability), so a hit is a map lookup under a
 // shard lock and a copy of T.
 //
 // Keys are at most MaxKeyLen bytes and hold no control characters; others

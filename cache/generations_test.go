@@ -19,7 +19,7 @@ import (
 // generation stores nothing.
 func TestMemoryTagFlood(t *testing.T) {
 	const maxEntries, maxBytes = 1000, 64 << 10
-	m := cache.NewMemory(cache.MemoryOptions{MaxEntries: maxEntries, MaxBytes: maxBytes, Shards: 4})
+	m := cache.NewMemoryStore(cache.MemoryStoreConfig{MaxEntries: maxEntries, MaxBytes: maxBytes, Shards: 4})
 	defer m.Close()
 	ctx := context.Background()
 	var before runtime.MemStats
@@ -71,9 +71,9 @@ func TestMemoryEvictedGenerationStaysStale(t *testing.T) {
 	ctx := context.Background()
 	for _, before := range []int{0, 1, 5} { // invalidations before the entry is written
 		t.Run(fmt.Sprint(before), func(t *testing.T) {
-			m := cache.NewMemory(cache.MemoryOptions{MaxEntries: 8, Shards: 1})
+			m := cache.NewMemoryStore(cache.MemoryStoreConfig{MaxEntries: 8, Shards: 1})
 			defer m.Close()
-			o := cache.New[string](byteStore{m}, cache.WithTags("t"))
+			o := cache.New[string](byteStore{m}, cache.Config[string]{Tags: []string{"t"}})
 			for range before {
 				if err := cache.Invalidate(ctx, m, "t"); err != nil {
 					t.Fatal(err)
@@ -125,7 +125,7 @@ func TestMemoryEvictedGenerationStaysStale(t *testing.T) {
 }
 
 // TestMemoryGenerationsOracle: random writes, invalidations, reads and
-// floods (of entries and of other tags' generations) on a tiny Memory,
+// floods (of entries and of other tags' generations) on a tiny MemoryStore,
 // through Ofs on the byte path (generations in the LRU) and on the value
 // path (pinned generations): a read never returns a value written before
 // an invalidation of its tag, or any value but the last written.
@@ -134,7 +134,7 @@ func TestMemoryGenerationsOracle(t *testing.T) {
 	for _, path := range []string{"bytes", "values"} {
 		t.Run(path, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
-			m := cache.NewMemory(cache.MemoryOptions{MaxEntries: 16, Shards: 1})
+			m := cache.NewMemoryStore(cache.MemoryStoreConfig{MaxEntries: 16, Shards: 1})
 			defer m.Close()
 			var store cache.Store = m
 			if path == "bytes" {
@@ -143,7 +143,7 @@ func TestMemoryGenerationsOracle(t *testing.T) {
 			const tags, keys = 3, 2
 			ofs := make([]*cache.Of[string], tags)
 			for i := range ofs {
-				ofs[i] = cache.New[string](store, cache.WithTags("t"+strconv.Itoa(i)))
+				ofs[i] = cache.New[string](store, cache.Config[string]{Tags: []string{"t" + strconv.Itoa(i)}})
 			}
 			type written struct {
 				v     string
@@ -197,12 +197,12 @@ func TestMemoryGenerationsOracle(t *testing.T) {
 // without a lookup) survives a flood and keeps counting from where it was.
 func TestMemoryPinnedGeneration(t *testing.T) {
 	ctx := context.Background()
-	m := cache.NewMemory(cache.MemoryOptions{MaxEntries: 8, Shards: 1})
+	m := cache.NewMemoryStore(cache.MemoryStoreConfig{MaxEntries: 8, Shards: 1})
 	defer m.Close()
 	for range 3 {
 		_, _ = m.Incr(ctx, "p")
 	}
-	o := cache.New[string](m, cache.WithTags("p")) // pins p at 3
+	o := cache.New[string](m, cache.Config[string]{Tags: []string{"p"}}) // pins p at 3
 	if err := o.Set(ctx, "k", "v", 0); err != nil {
 		t.Fatal(err)
 	}

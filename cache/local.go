@@ -11,7 +11,7 @@ import (
 // (the otter module's): the Incr, Counters and Generation methods of Store
 // and ValueStore. The zero value is ready. Counters are never evicted:
 // their number is the number of distinct tags ever incremented, so an
-// application that takes tags from requests grows it without bound (Memory
+// application that takes tags from requests grows it without bound (MemoryStore
 // keeps its generations in its LRU instead, within its bounds).
 type Generations struct {
 	mu   sync.Mutex
@@ -58,7 +58,7 @@ func (g *Generations) Counters(_ context.Context, names []string, dst []int64) e
 	return nil
 }
 
-// Locks are locks held in the process: the Locker of Memory and of the otter
+// Locks are locks held in the process: the Locker of MemoryStore and of the otter
 // module's store, for tests and for parity with Redis. The zero value is
 // ready. Expired locks are dropped when their key is locked again, and the
 // map is swept when it passes 1024 entries, so it stays bounded by the

@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// MemoryOptions configure NewMemory. The zero value means the defaults.
-type MemoryOptions struct {
+// MemoryStoreConfig configures NewMemoryStore. The zero value means the defaults.
+type MemoryStoreConfig struct {
 	// MaxEntries bounds the number of entries; the least recently used
 	// entry of a full shard is evicted to make room. Default 100,000;
 	// negative means no count bound (MaxBytes must then bound it).
@@ -43,7 +43,7 @@ type MemoryOptions struct {
 	SweepEvery time.Duration
 }
 
-// The defaults of MemoryOptions.
+// The defaults of MemoryStoreConfig.
 const (
 	DefaultMaxEntries = 100_000
 	DefaultMaxBytes   = 64 << 20
@@ -55,10 +55,10 @@ const (
 // value: the entry struct and its map slot, roughly.
 const entryOverhead = 64
 
-// Memory is a bounded, sharded LRU Store with time-to-live, in the process:
+// MemoryStore is a bounded, sharded LRU Store with time-to-live, in the process:
 // the default Store (PLINTH_CACHE_URL unset or "memory:"). A Get or
 // GetValue that hits costs no allocation. It is a ValueStore and a Locker
-// (locks held in this process only). Close stops its clock; a Memory that
+// (locks held in this process only). Close stops its clock; a MemoryStore that
 // is dropped without Close stops it when it is garbage collected.
 //
 // Tag generations (Incr, Counters) are entries of the LRU too, under a key
@@ -71,9 +71,9 @@ const entryOverhead = 64
 // on, however the tag is read or incremented next (at the cost of making
 // the entries stamped with any tag that has no counter misses too, when
 // the floor rises). The generations an Of[T] reads without a lookup
-// (Generation: the tags of WithTags) are pinned instead: kept apart from
+// (Generation: the tags of Config.Tags) are pinned instead: kept apart from
 // the bounds for the store's life, like the Of's tags themselves.
-type Memory struct {
+type MemoryStore struct {
 	shards []shard
 	mask   uint64
 	seed   maphash.Seed
@@ -96,7 +96,7 @@ type shard struct {
 	ring   entry             // sentinel: ring.next is the most recently used
 	bytes  int64
 	moves  uint64                   // entries put at the front so far (stamp's clock)
-	floor  *atomic.Int64            // the Memory's floor, raised when a counter is evicted
+	floor  *atomic.Int64            // the MemoryStore's floor, raised when a counter is evicted
 	pinned map[string]*atomic.Int64 // Generation's counters, by tag, out of the LRU
 	_      [64]byte                 // keep shards' locks on separate cache lines
 }
@@ -113,7 +113,7 @@ type entry struct {
 	prev, next *entry
 	b          []byte // bytes (!isValue)
 	size       int64
-	hash       uint64 // maphash of key, with the Memory's seed
+	hash       uint64 // maphash of key, with the MemoryStore's seed
 	isValue    bool
 	isCounter  bool // a tag's generation: v is a *counter, key counterKey(tag)
 }
@@ -137,16 +137,16 @@ type valueNode[T any] struct {
 	ve valueEntry[T]
 }
 
-// putValue is SetValue for an Of[T] on a Memory, with the entry and the value
+// putValue is SetValue for an Of[T] on a MemoryStore, with the entry and the value
 // allocated together.
-func putValue[T any](m *Memory, key string, ve valueEntry[T], size int, ttl time.Duration) error {
+func putValue[T any](m *MemoryStore, key string, ve valueEntry[T], size int, ttl time.Duration) error {
 	n := &valueNode[T]{ve: ve}
 	n.e = entry{key: key, v: &n.ve, isValue: true, size: int64(len(key)+size) + entryOverhead, expires: m.clock.expiry(ttl)}
 	return m.put(&n.e)
 }
 
-// NewMemory returns a Memory store.
-func NewMemory(o MemoryOptions) *Memory {
+// NewMemoryStore returns a MemoryStore.
+func NewMemoryStore(o MemoryStoreConfig) *MemoryStore {
 	n := o.Shards
 	if n <= 0 {
 		n = max(16, 16*runtime.GOMAXPROCS(0))
@@ -169,7 +169,7 @@ func NewMemory(o MemoryOptions) *Memory {
 	if maxEntries > 0 && maxEntries < n {
 		n = 1 << (bits.Len(uint(maxEntries)) - 1) // at least one entry per shard
 	}
-	m := &Memory{
+	m := &MemoryStore{
 		shards: make([]shard, n),
 		mask:   uint64(n - 1),
 		seed:   maphash.MakeSeed(),
@@ -207,7 +207,7 @@ func (c *clock) close() {
 
 // newSweeper returns the clock's tick function: every sweep it walks the
 // next eighth of the shards and removes their expired entries. It holds the
-// shards, not the Memory, so that a dropped Memory can be collected.
+// shards, not the MemoryStore, so that a dropped MemoryStore can be collected.
 func newSweeper(shards []shard, sweep, res time.Duration) func(int64) {
 	per := max(1, (len(shards)+7)/8)
 	next := 0
@@ -240,7 +240,7 @@ func (s *shard) sweep(now int64) {
 // chosen by its low bits, and the shard's map is keyed by all of it (a
 // uint64 key is cheaper to look up than the string again; the entry's key
 // is compared after).
-func (m *Memory) shard(key string) (*shard, uint64) {
+func (m *MemoryStore) shard(key string) (*shard, uint64) {
 	h := maphash.String(m.seed, key)
 	return &m.shards[h&m.mask], h
 }
@@ -317,7 +317,7 @@ func raise(f *atomic.Int64, v int64) {
 
 // put stores e, replacing the entry under its key, and evicts from the back
 // while the shard is over a bound.
-func (m *Memory) put(e *entry) error {
+func (m *MemoryStore) put(e *entry) error {
 	if m.closed.Load() {
 		return ErrClosed
 	}
@@ -335,7 +335,7 @@ func (m *Memory) put(e *entry) error {
 // insertLocked adds e (e.hash set, its key not in s) at the front of s,
 // locked, and evicts from the back while s is over a bound. An entry
 // larger than the shard is not kept, like an immediate eviction.
-func (m *Memory) insertLocked(s *shard, e *entry) {
+func (m *MemoryStore) insertLocked(s *shard, e *entry) {
 	if m.maxBytes > 0 && e.size > m.maxBytes {
 		if e.isCounter {
 			raise(s.floor, e.v.(*counter).n)
@@ -356,7 +356,7 @@ func (m *Memory) insertLocked(s *shard, e *entry) {
 // LRU goes up by one; a tag without one gets one at the floor plus one
 // (1 in a store that never evicted a generation), which may evict the
 // least recently used entry of its shard.
-func (m *Memory) Incr(_ context.Context, name string) (int64, error) {
+func (m *MemoryStore) Incr(_ context.Context, name string) (int64, error) {
 	if err := CheckKey(name); err != nil {
 		return 0, err
 	}
@@ -379,7 +379,7 @@ func (m *Memory) Incr(_ context.Context, name string) (int64, error) {
 
 // Counters implements Store: a tag without a generation reads as the floor
 // (0 in a store that never evicted one).
-func (m *Memory) Counters(_ context.Context, names []string, dst []int64) error {
+func (m *MemoryStore) Counters(_ context.Context, names []string, dst []int64) error {
 	for i, name := range names {
 		if err := CheckKey(name); err != nil {
 			return err
@@ -403,8 +403,8 @@ func (m *Memory) Counters(_ context.Context, names []string, dst []int64) error 
 // out of the LRU (with its value; the floor when it had none), so that the
 // pointer stays valid for the store's life. The pinned generations are not
 // counted against the bounds: they are the tags of the Of[T]s made on the
-// store (WithTags), which the application fixes when it makes them.
-func (m *Memory) Generation(name string) *atomic.Int64 {
+// store (Config.Tags), which the application fixes when it makes them.
+func (m *MemoryStore) Generation(name string) *atomic.Int64 {
 	key := counterKey(name)
 	s, h := m.shard(key)
 	s.mu.Lock()
@@ -433,7 +433,7 @@ func (m *Memory) Generation(name string) *atomic.Int64 {
 // The key is checked on a miss only: a hit's key was checked when it was
 // stored (a bad key is never stored), and the check would cost a hit a
 // tenth of its time.
-func (m *Memory) Get(_ context.Context, key string) ([]byte, bool, error) {
+func (m *MemoryStore) Get(_ context.Context, key string) ([]byte, bool, error) {
 	if len(key) > MaxKeyLen {
 		return nil, false, CheckKey(key) // before hashing it
 	}
@@ -450,7 +450,7 @@ func (m *Memory) Get(_ context.Context, key string) ([]byte, bool, error) {
 }
 
 // Set copies value.
-func (m *Memory) Set(_ context.Context, key string, value []byte, ttl time.Duration) error {
+func (m *MemoryStore) Set(_ context.Context, key string, value []byte, ttl time.Duration) error {
 	if err := CheckKey(key); err != nil {
 		return err
 	}
@@ -459,7 +459,7 @@ func (m *Memory) Set(_ context.Context, key string, value []byte, ttl time.Durat
 }
 
 // Delete removes key.
-func (m *Memory) Delete(_ context.Context, key string) error {
+func (m *MemoryStore) Delete(_ context.Context, key string) error {
 	if err := CheckKey(key); err != nil {
 		return err
 	}
@@ -473,7 +473,7 @@ func (m *Memory) Delete(_ context.Context, key string) error {
 }
 
 // GetValue implements ValueStore.
-func (m *Memory) GetValue(key string) (any, bool) {
+func (m *MemoryStore) GetValue(key string) (any, bool) {
 	s, h := m.shard(key)
 	s.mu.Lock()
 	e := s.lookup(key, h, m.clock.read())
@@ -487,7 +487,7 @@ func (m *Memory) GetValue(key string) (any, bool) {
 }
 
 // SetValue implements ValueStore.
-func (m *Memory) SetValue(key string, v any, size int, ttl time.Duration) error {
+func (m *MemoryStore) SetValue(key string, v any, size int, ttl time.Duration) error {
 	if err := CheckKey(key); err != nil {
 		return err
 	}
@@ -496,7 +496,7 @@ func (m *Memory) SetValue(key string, v any, size int, ttl time.Duration) error 
 
 // Len returns the number of entries, expired ones not yet reclaimed
 // included.
-func (m *Memory) Len() int {
+func (m *MemoryStore) Len() int {
 	n := 0
 	for i := range m.shards {
 		s := &m.shards[i]
@@ -508,7 +508,7 @@ func (m *Memory) Len() int {
 }
 
 // Bytes returns the bytes counted against MaxBytes.
-func (m *Memory) Bytes() int64 {
+func (m *MemoryStore) Bytes() int64 {
 	var n int64
 	for i := range m.shards {
 		s := &m.shards[i]
@@ -520,7 +520,7 @@ func (m *Memory) Bytes() int64 {
 }
 
 // Close stops the clock and the sweeper; later writes fail with ErrClosed.
-func (m *Memory) Close() error {
+func (m *MemoryStore) Close() error {
 	m.closed.Store(true)
 	m.clock.close()
 	return nil
@@ -528,7 +528,7 @@ func (m *Memory) Close() error {
 
 // openMemory opens "memory:" URLs: memory:, memory:?max_entries=N&max_bytes=N.
 func openMemory(u *url.URL) (Store, error) {
-	var o MemoryOptions
+	var o MemoryStoreConfig
 	q := u.Query()
 	for name, vs := range q {
 		v := vs[len(vs)-1]
@@ -547,5 +547,5 @@ func openMemory(u *url.URL) (Store, error) {
 			return nil, &urlError{"memory: unknown parameter " + strconv.Quote(name) + " (max_entries, max_bytes, shards)"}
 		}
 	}
-	return NewMemory(o), nil
+	return NewMemoryStore(o), nil
 }

@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
@@ -16,7 +17,7 @@ import (
 
 func TestMemoryConformance(t *testing.T) {
 	cachetest.Run(t, cachetest.Config{
-		New: func(testing.TB) cache.Store { return cache.NewMemory(cache.MemoryOptions{}) },
+		New: func(testing.TB) cache.Store { return cache.NewMemoryStore(cache.MemoryStoreConfig{}) },
 	})
 }
 
@@ -26,7 +27,7 @@ type page struct {
 	Tags  []string
 }
 
-// TestHitAllocs: a hit allocates nothing on Memory, by the byte API and by
+// TestHitAllocs: a hit allocates nothing on MemoryStore, by the byte API and by
 // Of[T] (struct and string, with and without tags), serially and in
 // parallel.
 func TestHitAllocs(t *testing.T) {
@@ -34,14 +35,14 @@ func TestHitAllocs(t *testing.T) {
 		t.Skip("allocation counts are not exact under the race detector")
 	}
 	ctx := context.Background()
-	m := cache.NewMemory(cache.MemoryOptions{})
+	m := cache.NewMemoryStore(cache.MemoryStoreConfig{})
 	defer m.Close()
 	if err := m.Set(ctx, "bytes", []byte("value"), time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	pages := cache.New[page](m)
-	tagged := cache.New[page](m, cache.WithTags("pages", "site"))
-	strs := cache.New[string](m)
+	pages := cache.New[page](m, cache.Config[page]{})
+	tagged := cache.New[page](m, cache.Config[page]{Tags: []string{"pages", "site"}})
+	strs := cache.New[string](m, cache.Config[string]{})
 	compute := func(context.Context) (page, error) { return page{Title: "t", Views: 1, Tags: []string{"a"}}, nil }
 	computeStr := func(context.Context) (string, error) { return "s", nil }
 	if _, err := pages.Remember(ctx, "p", time.Hour, compute); err != nil {
@@ -52,7 +53,7 @@ func TestHitAllocs(t *testing.T) {
 	}
 	_, _ = tagged.Remember(ctx, "tp", time.Hour, compute)
 	cases := map[string]func(){
-		"Memory.Get": func() {
+		"MemoryStore.Get": func() {
 			if _, ok, _ := m.Get(ctx, "bytes"); !ok {
 				t.Fatal("miss")
 			}
@@ -106,9 +107,9 @@ func TestHitAllocs(t *testing.T) {
 func TestTTL(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		m := cache.NewMemory(cache.MemoryOptions{Shards: 4})
+		m := cache.NewMemoryStore(cache.MemoryStoreConfig{Shards: 4})
 		defer m.Close()
-		o := cache.New[string](m)
+		o := cache.New[string](m, cache.Config[string]{})
 		_ = m.Set(ctx, "b", []byte("x"), time.Minute)
 		_, _ = o.Remember(ctx, "v", time.Minute, func(context.Context) (string, error) { return "x", nil })
 		for i := range 100 {
@@ -144,7 +145,7 @@ func TestTTL(t *testing.T) {
 // by bytes, and the most recently used entries survive it.
 func TestFlood(t *testing.T) {
 	ctx := context.Background()
-	m := cache.NewMemory(cache.MemoryOptions{MaxEntries: 1000, MaxBytes: -1, Shards: 8})
+	m := cache.NewMemoryStore(cache.MemoryStoreConfig{MaxEntries: 1000, MaxBytes: -1, Shards: 8})
 	defer m.Close()
 	_ = m.Set(ctx, "hot", []byte("x"), time.Hour)
 	for i := range 100_000 {
@@ -166,9 +167,9 @@ func TestFlood(t *testing.T) {
 		t.Error("the first key written survived the flood")
 	}
 
-	b := cache.NewMemory(cache.MemoryOptions{MaxEntries: -1, MaxBytes: 1 << 20, Shards: 8})
+	b := cache.NewMemoryStore(cache.MemoryStoreConfig{MaxEntries: -1, MaxBytes: 1 << 20, Shards: 8})
 	defer b.Close()
-	o := cache.New[string](b)
+	o := cache.New[string](b, cache.Config[string]{})
 	big := strings.Repeat("v", 1000)
 	for i := range 20_000 {
 		_ = b.Set(ctx, "k"+strconv.Itoa(i), []byte(big), time.Hour)
@@ -205,14 +206,14 @@ func TestOpen(t *testing.T) {
 		{"127.0.0.1:6379", "", "no"},
 	} {
 		t.Setenv(cache.EnvURL, tc.env)
-		s, err := cache.Open(cache.Config{URL: tc.cfg})
+		s, err := cache.Open(cache.OpenConfig{URL: tc.cfg})
 		if tc.want == "" {
 			if err != nil {
 				t.Errorf("%q/%q: %v", tc.cfg, tc.env, err)
 				continue
 			}
-			if _, ok := s.(*cache.Memory); !ok {
-				t.Errorf("%q/%q: a %T, want *Memory", tc.cfg, tc.env, s)
+			if _, ok := s.(*cache.MemoryStore); !ok {
+				t.Errorf("%q/%q: a %T, want *MemoryStore", tc.cfg, tc.env, s)
 			}
 			s.Close()
 			continue
@@ -222,7 +223,7 @@ func TestOpen(t *testing.T) {
 		}
 	}
 	t.Setenv(cache.EnvURL, "memory:?max_entries=10&shards=2")
-	m, err := cache.Open(cache.Config{})
+	m, err := cache.Open(cache.OpenConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,15 +231,15 @@ func TestOpen(t *testing.T) {
 	for i := range 100 {
 		_ = m.Set(context.Background(), strconv.Itoa(i), nil, 0)
 	}
-	if n := m.(*cache.Memory).Len(); n > 10 {
+	if n := m.(*cache.MemoryStore).Len(); n > 10 {
 		t.Errorf("max_entries=10: %d entries", n)
 	}
 	var opened string
 	t.Setenv(cache.EnvURL, "")
-	s, err := cache.Open(cache.Config{URL: "fake://x"}, cache.WithOpener(func(u string) (cache.Store, error) {
+	s, err := cache.Open(cache.OpenConfig{URL: "fake://x", Openers: map[string]cache.Opener{"fake": func(u string) (cache.Store, error) {
 		opened = u
-		return cache.NewMemory(cache.MemoryOptions{}), nil
-	}, "fake"))
+		return cache.NewMemoryStore(cache.MemoryStoreConfig{}), nil
+	}}})
 	if err != nil || opened != "fake://x" {
 		t.Fatalf("an opener: %q, %v", opened, err)
 	}
@@ -246,17 +247,20 @@ func TestOpen(t *testing.T) {
 }
 
 func TestSetupPanics(t *testing.T) {
-	m := cache.NewMemory(cache.MemoryOptions{})
+	m := cache.NewMemoryStore(cache.MemoryStoreConfig{})
 	defer m.Close()
-	for name, f := range map[string]func(){
-		"bad tag":    func() { cache.WithTags("a\nb") },
-		"codec of T": func() { cache.New[int](m, cache.WithCodec[string](cache.JSON[string]{})) },
-		"nil store":  func() { cache.New[int](nil) },
+	// A codec of another type than T does not compile:
+	// cache.Config[int]{Codec: cache.JSON[string]{}}.
+	for want, f := range map[string]func(){
+		"Config.Tags":    func() { cache.New[int](m, cache.Config[int]{Tags: []string{"a\nb"}}) },
+		"Config.Lock":    func() { cache.New[int](m, cache.Config[int]{LockWait: time.Second}) },
+		"Config.LockTTL": func() { cache.New[int](m, cache.Config[int]{Lock: true, LockTTL: -1}) },
+		"needs a Store":  func() { cache.New[int](nil, cache.Config[int]{}) },
 	} {
 		func() {
 			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: no panic", name)
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), want) {
+					t.Errorf("recovered %v, want a panic naming %s", r, want)
 				}
 			}()
 			f()
@@ -268,22 +272,22 @@ func TestSetupPanics(t *testing.T) {
 // strings and []byte as they are.
 func TestCodec(t *testing.T) {
 	ctx := context.Background()
-	bs := byteStore{cache.NewMemory(cache.MemoryOptions{})}
+	bs := byteStore{cache.NewMemoryStore(cache.MemoryStoreConfig{})}
 	defer bs.Close()
-	o := cache.New[string](bs)
+	o := cache.New[string](bs, cache.Config[string]{})
 	_, _ = o.Remember(ctx, "k", time.Hour, func(context.Context) (string, error) { return "héllo", nil })
 	b, ok, _ := bs.Get(ctx, "k")
 	if !ok || !strings.HasSuffix(string(b), "héllo") {
 		t.Fatalf("stored %q", b)
 	}
-	j := cache.New[page](bs, cache.WithCodec[page](upper{}))
+	j := cache.New[page](bs, cache.Config[page]{Codec: upper{}})
 	_, _ = j.Remember(ctx, "p", time.Hour, func(context.Context) (page, error) { return page{Title: "x"}, nil })
 	if v, out, _ := j.Fetch(ctx, "p", time.Hour, nil); out != cache.Hit || v.Title != "X" {
 		t.Fatalf("custom codec: %+v, %v", v, out)
 	}
 }
 
-// byteStore hides Memory's ValueStore, so that Of takes the byte path
+// byteStore hides MemoryStore's ValueStore, so that Of takes the byte path
 // (Redis's).
 type byteStore struct{ cache.Store }
 
@@ -300,6 +304,6 @@ func (upper) Decode(b []byte) (page, error) {
 
 func TestByteStoreConformance(t *testing.T) {
 	cachetest.Run(t, cachetest.Config{
-		New: func(testing.TB) cache.Store { return byteStore{cache.NewMemory(cache.MemoryOptions{})} },
+		New: func(testing.TB) cache.Store { return byteStore{cache.NewMemoryStore(cache.MemoryStoreConfig{})} },
 	})
 }

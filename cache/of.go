@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,7 +22,7 @@ const (
 	Hit
 	// Shared: another caller computed it: a concurrent Fetch in this
 	// process (single flight), or another instance holding the lock
-	// (WithLock) whose value appeared in the Store while this one waited.
+	// (Config.Lock) whose value appeared in the Store while this one waited.
 	Shared
 	// Bypassed: the Store failed (unreachable, say); the value was computed
 	// and returned without the cache.
@@ -43,111 +42,97 @@ func (o Outcome) String() string {
 	return "miss"
 }
 
-// Option configures New.
-type Option func(*settings)
+// Config configures an Of[T] (New). The zero value means the defaults.
+type Config[T any] struct {
+	// Codec encodes the values for a Store that keeps bytes (a Store that
+	// keeps Go values, a ValueStore such as MemoryStore, does not use it).
+	// Default (nil) DefaultCodec[T](): the bytes themselves for string and
+	// []byte, JSON for any other type.
+	Codec Codec[T]
 
-type settings struct {
-	codec    any
-	tags     []string
-	lock     bool
-	lockTTL  time.Duration
-	lockWait time.Duration
-	log      *slog.Logger
-	timeout  time.Duration // WithComputeTimeout: 0 the default, < 0 none
+	// Tags tag every entry the Of writes: Invalidate(ctx, store, tag) then
+	// makes them all misses at once. Tags are checked like keys (New panics
+	// on a bad one, naming it). Reading an entry with tags costs one load
+	// per tag on MemoryStore and one more round trip (MGET) on Redis.
+	// Default none.
+	Tags []string
+
+	// Lock makes a miss take a lock in the Store (a Locker; ignored on one
+	// that is not) before computing, so that instances sharing the Store
+	// compute a cold key once between them: the holder computes; the
+	// others poll the Store for the value, from 10ms doubling to 200ms, for
+	// at most LockWait, then compute it themselves (fail open). Default
+	// false: a lock costs a round trip per miss, and single flight already
+	// holds within a process.
+	Lock bool
+	// LockTTL bounds how long a holder that died keeps the lock. Default
+	// (0) DefaultLockTTL, 10s. LockTTL and LockWait are cut to
+	// ComputeTimeout when it is shorter: a lock never outlives the bound of
+	// the computation it guards, so a holder whose fn hangs blocks the
+	// other instances no longer than that bound. New panics when LockTTL or
+	// LockWait is set without Lock, or negative.
+	LockTTL time.Duration
+	// LockWait bounds how long a miss waits for another instance's
+	// computation before computing itself. Default (0) DefaultLockWait, 5s.
+	LockWait time.Duration
+
+	// ComputeTimeout bounds how long a miss of one key may take: the wait
+	// for another instance's lock (Lock) and fn. fn's context carries the
+	// deadline; when it passes, the callers waiting for the key are
+	// released with an error wrapping context.DeadlineExceeded, whether fn
+	// has returned or not. A fn that honours its context then returns, and
+	// the next caller of the key starts a new computation.
+	//
+	// A fn that ignores its context goes on running, abandoned: it is the
+	// key's one computation until it returns, so a key has at most one
+	// abandoned computation (one goroutine), however many timeouts pass. A
+	// caller that comes while it runs does not start another: it waits for
+	// it, at most ComputeTimeout (and no longer than its own context), and
+	// gets its value if it ends with one (Shared), else starts a new
+	// computation (waiting for it within the same bound); when the bound
+	// passes first, the caller gets an error wrapping
+	// context.DeadlineExceeded. A value that an abandoned fn returns late
+	// is still stored.
+	//
+	// Default (0) DefaultComputeTimeout, 30s: longer than any computation
+	// worth caching should take, short enough that a computation stuck on
+	// a connection without a deadline does not hold its key, and every
+	// request of it, until the process restarts. plinth.Off (any negative
+	// value) removes the bound: the callers of a key whose fn never returns
+	// then wait until their own contexts end, and the key stays blocked.
+	ComputeTimeout time.Duration
+
+	// Logger is where Store failures are logged (at most one line a minute
+	// per Of). Default slog.Default().
+	Logger *slog.Logger
 }
 
-// WithCodec sets the codec of an Of[T]; c must be a Codec[T] (New panics
-// otherwise). Default DefaultCodec[T]().
-func WithCodec[T any](c Codec[T]) Option {
-	return func(s *settings) { s.codec = c }
-}
-
-// WithTags tags every entry the Of writes: Invalidate(ctx, store, tag) then
-// makes them all misses at once. Tags are checked like keys (New panics on
-// a bad one). Reading an entry with tags costs one load per tag on Memory
-// and one more round trip (MGET) on Redis.
-func WithTags(tags ...string) Option {
-	for _, t := range tags {
-		if err := CheckKey(t); err != nil {
-			panic(fmt.Sprintf("cache: WithTags(%q): %v", t, err))
-		}
-	}
-	return func(s *settings) { s.tags = append(s.tags[:len(s.tags):len(s.tags)], tags...) }
-}
-
-// WithLock makes a miss take a lock in the Store (a Locker; ignored on one
-// that is not) before computing, so that instances sharing the Store compute
-// a cold key once between them: the holder computes; the others poll the
-// Store for the value, from 10ms doubling to 200ms, for at most wait, then
-// compute it themselves (fail open). ttl bounds how long a holder that died
-// keeps the lock. Defaults (0): ttl 10s, wait 5s. Both are cut to the
-// compute timeout (WithComputeTimeout) when it is shorter: a lock never
-// outlives the bound of the computation it guards, so a holder whose fn
-// hangs blocks the other instances no longer than that bound. Off by
-// default: a lock costs a round trip per miss, and single flight already
-// holds within a process.
-func WithLock(ttl, wait time.Duration) Option {
-	if ttl <= 0 {
-		ttl = 10 * time.Second
-	}
-	if wait <= 0 {
-		wait = 5 * time.Second
-	}
-	return func(s *settings) { s.lock, s.lockTTL, s.lockWait = true, ttl, wait }
-}
-
-// DefaultComputeTimeout bounds a computation (WithComputeTimeout) unless
-// the Of says otherwise.
-const DefaultComputeTimeout = 30 * time.Second
-
-// WithComputeTimeout bounds how long a miss of one key may take: the wait
-// for another instance's lock (WithLock) and fn. fn's context carries the
-// deadline; when it passes, the callers waiting for the key are released
-// with an error wrapping context.DeadlineExceeded, whether fn has returned
-// or not. A fn that honours its context then returns, and the next caller
-// of the key starts a new computation.
-//
-// A fn that ignores its context goes on running, abandoned: it is the
-// key's one computation until it returns, so a key has at most one
-// abandoned computation (one goroutine), however many timeouts pass. A
-// caller that comes while it runs does not start another: it waits for it,
-// at most d (and no longer than its own context), and gets its value if it
-// ends with one (Shared), else starts a new computation (waiting for it
-// within the same d); when d passes first, the caller gets an error
-// wrapping context.DeadlineExceeded. A value that an abandoned fn returns
-// late is still stored.
-//
-// Default (0) DefaultComputeTimeout, 30s: longer than any computation worth
-// caching should take, short enough that a computation stuck on a
-// connection without a deadline does not hold its key, and every request
-// of it, until the process restarts. plinth.Off (any negative d) removes
-// the bound: the callers of a key whose fn never returns then wait until
-// their own contexts end, and the key stays blocked.
-func WithComputeTimeout(d time.Duration) Option {
-	return func(s *settings) { s.timeout = d }
-}
-
-// WithLogger sets where Store failures are logged (at most one line a
-// minute per Of). Default slog.Default().
-func WithLogger(l *slog.Logger) Option {
-	return func(s *settings) { s.log = l }
-}
+// The defaults of Config.
+const (
+	// DefaultComputeTimeout bounds a computation (Config.ComputeTimeout)
+	// unless the Of says otherwise.
+	DefaultComputeTimeout = 30 * time.Second
+	// DefaultLockTTL is Config.LockTTL's default.
+	DefaultLockTTL = 10 * time.Second
+	// DefaultLockWait is Config.LockWait's default.
+	DefaultLockWait = 5 * time.Second
+)
 
 // Of is a typed view of a Store: values of type T under string keys. It is
 // safe for concurrent use; make one per kind of value, at start.
 //
 // The values an Of returns may be shared with the cache and other callers
-// (on Memory, a hit returns the stored T): do not modify what a slice, map
+// (on MemoryStore, a hit returns the stored T): do not modify what a slice, map
 // or pointer in T refers to.
 type Of[T any] struct {
 	store  Store
-	values ValueStore // non-nil when store keeps Go values
-	mem    *Memory    // non-nil when store is a Memory: called directly
-	locker Locker     // non-nil with WithLock on a Locker
+	values ValueStore   // non-nil when store keeps Go values
+	mem    *MemoryStore // non-nil when store is a MemoryStore: called directly
+	locker Locker       // non-nil with Config.Lock on a Locker
 	codec  Codec[T]
 	tags   []string
 	gens   []*atomic.Int64 // values' generation counters, one per tag
-	set    settings
+	set    Config[T]       // resolved: defaults filled in; ComputeTimeout < 0 means none
 
 	mu    sync.Mutex
 	calls map[string]*call[T]
@@ -202,43 +187,56 @@ type valueEntry[T any] struct {
 	gens []int64
 }
 
-// New returns an Of[T] over store.
-func New[T any](store Store, opts ...Option) *Of[T] {
+// New returns an Of[T] over store, configured by cfg. It panics when store
+// is nil or cfg is wrong (a bad tag, LockTTL or LockWait negative or set
+// without Lock), naming the field.
+func New[T any](store Store, cfg Config[T]) *Of[T] {
 	if store == nil {
 		panic("cache: New needs a Store")
 	}
-	o := &Of[T]{store: store, calls: map[string]*call[T]{}}
-	for _, opt := range opts {
-		opt(&o.set)
-	}
-	o.codec = DefaultCodec[T]()
-	if o.set.codec != nil {
-		c, ok := o.set.codec.(Codec[T])
-		if !ok {
-			panic(fmt.Sprintf("cache: WithCodec: a %T is not a Codec[%v]", o.set.codec, reflect.TypeFor[T]()))
+	for _, t := range cfg.Tags {
+		if err := CheckKey(t); err != nil {
+			panic(fmt.Sprintf("cache: New: Config.Tags: %q: %v", t, err))
 		}
-		o.codec = c
 	}
-	if o.set.log == nil {
-		o.set.log = slog.Default()
+	if cfg.LockTTL < 0 || cfg.LockWait < 0 {
+		panic(fmt.Sprintf("cache: New: Config.LockTTL (%v) and LockWait (%v) must not be negative (0: the default)", cfg.LockTTL, cfg.LockWait))
 	}
-	o.tags = o.set.tags
-	o.mem, _ = store.(*Memory)
+	if !cfg.Lock && (cfg.LockTTL != 0 || cfg.LockWait != 0) {
+		panic("cache: New: Config.LockTTL and LockWait are set but Config.Lock is false")
+	}
+	o := &Of[T]{store: store, calls: map[string]*call[T]{}, set: cfg}
+	o.set.Tags = append([]string(nil), cfg.Tags...)
+	o.codec = cfg.Codec
+	if o.codec == nil {
+		o.codec = DefaultCodec[T]()
+	}
+	if o.set.Logger == nil {
+		o.set.Logger = slog.Default()
+	}
+	if o.set.LockTTL == 0 {
+		o.set.LockTTL = DefaultLockTTL
+	}
+	if o.set.LockWait == 0 {
+		o.set.LockWait = DefaultLockWait
+	}
+	o.tags = o.set.Tags
+	o.mem, _ = store.(*MemoryStore)
 	if vs, ok := store.(ValueStore); ok {
 		o.values = vs
 		for _, t := range o.tags {
 			o.gens = append(o.gens, vs.Generation(t))
 		}
 	}
-	if l, ok := store.(Locker); ok && o.set.lock {
+	if l, ok := store.(Locker); ok && o.set.Lock {
 		o.locker = l
 	}
-	if o.set.timeout == 0 {
-		o.set.timeout = DefaultComputeTimeout
+	if o.set.ComputeTimeout == 0 {
+		o.set.ComputeTimeout = DefaultComputeTimeout
 	}
-	if d := o.set.timeout; d > 0 {
-		o.set.lockTTL = min(o.set.lockTTL, d)
-		o.set.lockWait = min(o.set.lockWait, d)
+	if d := o.set.ComputeTimeout; d > 0 {
+		o.set.LockTTL = min(o.set.LockTTL, d)
+		o.set.LockWait = min(o.set.LockWait, d)
 	}
 	return o
 }
@@ -265,12 +263,12 @@ func (o *Of[T]) Remember(ctx context.Context, key string, ttl time.Duration, fn 
 // fn runs once for concurrent misses of key in this process, in a goroutine
 // of its own under a context that keeps ctx's values but not its
 // cancellation (so that the first caller leaving does not fail the others)
-// and carries the compute timeout's deadline (WithComputeTimeout, default
+// and carries the compute timeout's deadline (Config.ComputeTimeout, default
 // 30s); each caller waits for it until its own ctx ends (then returns ctx's
 // error) or the timeout passes (then returns an error wrapping
 // context.DeadlineExceeded). A key has one computation at a time in an Of,
 // so one that ignores its context and runs on past its timeout is the
-// key's only abandoned one (see WithComputeTimeout). A panic in fn is
+// key's only abandoned one (see Config.ComputeTimeout). A panic in fn is
 // returned to every waiter as an error.
 func (o *Of[T]) Fetch(ctx context.Context, key string, ttl time.Duration, fn func(context.Context) (T, error)) (T, Outcome, error) {
 	var zero T
@@ -310,12 +308,12 @@ func (o *Of[T]) miss(ctx context.Context, key string, ttl time.Duration, fn func
 			select {
 			case <-c.done:
 			case <-bound:
-				return zero, Miss, &timeoutError{key: key, d: o.set.timeout, waited: true}
+				return zero, Miss, &timeoutError{key: key, d: o.set.ComputeTimeout, waited: true}
 			case <-ctx.Done():
 				return zero, Miss, context.Cause(ctx)
 			}
 			if c.expired {
-				return zero, Miss, &timeoutError{key: key, d: o.set.timeout}
+				return zero, Miss, &timeoutError{key: key, d: o.set.ComputeTimeout}
 			}
 			out := c.out
 			if !leader && out == Miss {
@@ -326,14 +324,14 @@ func (o *Of[T]) miss(ctx context.Context, key string, ttl time.Duration, fn func
 		// fn passed its timeout and still runs: wait for it (at most the
 		// timeout), rather than start a second one.
 		if bound == nil {
-			t := time.NewTimer(o.set.timeout)
+			t := time.NewTimer(o.set.ComputeTimeout)
 			defer t.Stop()
 			bound = t.C
 		}
 		select {
 		case <-c.ended:
 		case <-bound:
-			return zero, Miss, &timeoutError{key: key, d: o.set.timeout, waited: true}
+			return zero, Miss, &timeoutError{key: key, d: o.set.ComputeTimeout, waited: true}
 		case <-ctx.Done():
 			return zero, Miss, context.Cause(ctx)
 		}
@@ -353,7 +351,7 @@ func (o *Of[T]) miss(ctx context.Context, key string, ttl time.Duration, fn func
 func (o *Of[T]) run(ctx context.Context, c *call[T], key string, ttl time.Duration, fn func(context.Context) (T, error)) {
 	fnCtx, cancel := ctx, context.CancelFunc(func() {})
 	stop := func() bool { return false }
-	if d := o.set.timeout; d > 0 {
+	if d := o.set.ComputeTimeout; d > 0 {
 		fnCtx, cancel = context.WithTimeoutCause(ctx, d, &timeoutError{key: key, d: d})
 		// The deadline releases the waiters, whether fn returns or not.
 		stop = context.AfterFunc(fnCtx, func() { o.expire(c) })
@@ -415,7 +413,7 @@ func (o *Of[T]) fill(ctx, storeCtx context.Context, key string, ttl time.Duratio
 		// the timeout's): fn would start with its deadline passed.
 		if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
 			var zero T
-			return zero, Miss, &timeoutError{key: key, d: o.set.timeout}
+			return zero, Miss, &timeoutError{key: key, d: o.set.ComputeTimeout}
 		}
 	}
 	v, err := fn(ctx)
@@ -437,10 +435,10 @@ func (o *Of[T]) fill(ctx, storeCtx context.Context, key string, ttl time.Duratio
 // when the lock was not taken: the wait ran out, or the Store failed) and
 // the caller computes.
 func (o *Of[T]) lockOrWait(ctx context.Context, key string) (release func(), v T, ok bool, out Outcome) {
-	deadline := time.Now().Add(o.set.lockWait)
+	deadline := time.Now().Add(o.set.LockWait)
 	backoff := 10 * time.Millisecond
 	for {
-		rel, taken, err := o.locker.TryLock(ctx, key, o.set.lockTTL)
+		rel, taken, err := o.locker.TryLock(ctx, key, o.set.LockTTL)
 		if err != nil {
 			o.fail(err, "locking "+key)
 			return nil, v, false, Miss
@@ -582,7 +580,7 @@ func (o *Of[T]) put(ctx context.Context, key string, v T, gens []int64, ttl time
 	if err != nil {
 		return fmt.Errorf("cache: encoding %q: %w", key, err)
 	}
-	if m, ok := o.values.(*Memory); ok {
+	if m, ok := o.values.(*MemoryStore); ok {
 		return putValue(m, key, valueEntry[T]{v: v, gens: gens}, len(b), ttl)
 	}
 	if o.values != nil {
@@ -602,7 +600,7 @@ func (o *Of[T]) fail(err error, doing string) {
 	if now-last < int64(time.Minute) || !o.lastLog.CompareAndSwap(last, now) {
 		return
 	}
-	o.set.log.Warn("cache: the store failed; values are computed without it (logged at most once a minute)",
+	o.set.Logger.Warn("cache: the store failed; values are computed without it (logged at most once a minute)",
 		"doing", doing, "err", err, "failures", o.failures.Load())
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,48 +18,40 @@ import (
 const EnvURL = "PLINTH_CACHE_URL"
 
 // DefaultURL is the Store used when neither Config.URL nor PLINTH_CACHE_URL
-// is set: a Memory store with the default bounds.
+// is set: a MemoryStore with the default bounds.
 const DefaultURL = "memory:"
 
-// Config is what Open resolves. Its zero value means PLINTH_CACHE_URL, else
-// DefaultURL.
-type Config struct {
+// OpenConfig is what Open resolves. Its zero value means PLINTH_CACHE_URL,
+// else DefaultURL, with the memory: scheme only.
+type OpenConfig struct {
 	// URL names the Store. PLINTH_CACHE_URL overrides it (as the core's
 	// Config fields are overridden by theirs); when both are empty,
 	// DefaultURL.
 	URL string
+	// Openers open the Stores of other schemes than memory:, by scheme. A
+	// backend module provides its own (the cache/rediscache module's
+	// rediscache.Openers() for "redis" and "rediss"); the core cannot
+	// import the backend's client, and a registry passed to the call keeps
+	// the choice explicit, with no package-level state. Default none.
+	Openers map[string]Opener
 }
 
-// Opener opens a Store from a URL of a scheme it was registered for.
+// Opener opens a Store from a URL of a scheme it is registered for in
+// OpenConfig.Openers.
 type Opener func(rawURL string) (Store, error)
-
-// OpenOption registers Openers with Open.
-type OpenOption struct {
-	schemes []string
-	open    Opener
-}
-
-// WithOpener makes Open hand URLs of the given schemes to open. A backend
-// module provides its Opener (the cache/rediscache module's rediscache.Open for
-// "redis" and "rediss"); the core cannot import the backend's client, and a
-// registry passed to the call keeps the choice explicit, with no
-// package-level state.
-func WithOpener(open Opener, schemes ...string) OpenOption {
-	return OpenOption{schemes: schemes, open: open}
-}
 
 type urlError struct{ msg string }
 
 func (e *urlError) Error() string { return "cache: " + EnvURL + ": " + e.msg }
 
 // Open resolves cfg (and PLINTH_CACHE_URL) to a Store: "memory:" opens a
-// Memory; any other scheme goes to the Opener registered for it, and a
-// scheme without one is an error naming the option that adds it.
-func Open(cfg Config, opts ...OpenOption) (Store, error) {
-	return open(cfg, nil, opts)
+// MemoryStore; any other scheme goes to its Opener in cfg.Openers, and a
+// scheme without one is an error naming the field that adds it.
+func Open(cfg OpenConfig) (Store, error) {
+	return open(cfg, nil)
 }
 
-func open(cfg Config, lookup func(string) (string, bool), opts []OpenOption) (Store, error) {
+func open(cfg OpenConfig, lookup func(string) (string, bool)) (Store, error) {
 	e := envconf.New(lookup)
 	e.String(EnvURL, &cfg.URL)
 	if err := e.Err("cache"); err != nil {
@@ -78,21 +69,15 @@ func open(cfg Config, lookup func(string) (string, bool), opts []OpenOption) (St
 	if scheme == "memory" {
 		return openMemory(u)
 	}
-	for _, o := range opts {
-		if slices.Contains(o.schemes, scheme) {
-			s, err := o.open(raw)
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		}
+	if o := cfg.Openers[scheme]; o != nil {
+		return o(raw)
 	}
 	if scheme == "" {
 		return nil, &urlError{"no scheme in " + redactURL(raw) + " (memory:, redis://...)"}
 	}
 	msg := "no opener for scheme " + scheme + ":"
 	if scheme == "redis" || scheme == "rediss" {
-		msg += " pass cache.WithOpener(rediscache.Open, \"redis\", \"rediss\") from github.com/plinth-go/plinth/cache/rediscache"
+		msg += " set cache.OpenConfig.Openers to rediscache.Openers() from github.com/plinth-go/plinth/cache/rediscache"
 	}
 	return nil, &urlError{msg}
 }
@@ -113,7 +98,7 @@ func redactURL(raw string) string {
 const ReadinessTimeout = 2 * time.Second
 
 // Check returns the health check of store: its Ping when it is a Pinger,
-// else a check that always passes (Memory).
+// else a check that always passes (MemoryStore).
 func Check(store Store) func(ctx context.Context) error {
 	p, ok := store.(Pinger)
 	if !ok {

@@ -17,7 +17,7 @@ const MaxKeyLen = 1024
 // a separator into a backend's protocol.
 var ErrBadKey = errors.New("cache: bad key")
 
-// ErrClosed is returned by a Memory store used after Close.
+// ErrClosed is returned by a MemoryStore used after Close.
 var ErrClosed = errors.New("cache: store closed")
 
 // CheckKey returns nil for a valid key, else an error wrapping ErrBadKey
@@ -80,31 +80,31 @@ type Store interface {
 	// its new value. Counters live apart from entries (a counter and an
 	// entry may share a name) and never expire. A tag's generation must
 	// never go back to a value it had: a store that evicts counters to
-	// stay within its bounds (Memory) brings an evicted one back above
+	// stay within its bounds (MemoryStore) brings an evicted one back above
 	// every value it had, so that the entries written with it stay
 	// misses; Incr then returns more than the count of its calls.
 	Incr(ctx context.Context, name string) (int64, error)
 
 	// Counters reads the counters names into dst (len(dst) == len(names));
-	// a counter never incremented is 0 (on Memory, its floor: 0 until a
+	// a counter never incremented is 0 (on MemoryStore, its floor: 0 until a
 	// counter is evicted).
 	Counters(ctx context.Context, names []string, dst []int64) error
 
 	// Close releases the store's resources (connections, the clock of
-	// Memory). A store is not used after Close.
+	// MemoryStore). A store is not used after Close.
 	Close() error
 }
 
 // Pinger is a Store that can tell whether its backend answers; Check uses
-// it. A Store that is not a Pinger is always healthy (Memory).
+// it. A Store that is not a Pinger is always healthy (MemoryStore).
 type Pinger interface {
 	Ping(ctx context.Context) error
 }
 
 // Locker is a Store that can hold short locks visible to every process that
-// shares it: what Of uses, with WithLock, against a stampede across
+// shares it: what Of uses, with Config.Lock, against a stampede across
 // instances. Redis implements it with SET NX PX and a token-checked release;
-// Memory with a map (one process: for tests and parity).
+// MemoryStore with a map (one process: for tests and parity).
 type Locker interface {
 	// TryLock takes the lock key for at most ttl, without waiting. ok
 	// reports whether it was taken; release, when ok, gives it back if it
@@ -115,7 +115,7 @@ type Locker interface {
 
 // ValueStore is a Store that can keep Go values as they are, without
 // encoding: Of[T] uses it so that a hit costs no decoding and no
-// allocation. Memory implements it; so does the otter module's store.
+// allocation. MemoryStore implements it; so does the otter module's store.
 // Values kept this way are not visible through Get (a Get of their key is a
 // miss), and a byte value is not visible through GetValue.
 type ValueStore interface {

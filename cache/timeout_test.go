@@ -22,9 +22,9 @@ import (
 // caller starts a new computation.
 func TestComputeTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := cache.NewMemory(cache.MemoryOptions{})
+		m := cache.NewMemoryStore(cache.MemoryStoreConfig{})
 		defer m.Close()
-		o := cache.New[string](m)
+		o := cache.New[string](m, cache.Config[string]{})
 		// The callers' own contexts end an hour later: a cache without the
 		// bound fails the test then, instead of hanging it.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
@@ -89,9 +89,9 @@ func TestComputeTimeoutAbandoned(t *testing.T) {
 	for _, late := range []string{"value", "error"} {
 		t.Run(late, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				m := cache.NewMemory(cache.MemoryOptions{})
+				m := cache.NewMemoryStore(cache.MemoryStoreConfig{})
 				defer m.Close()
-				o := cache.New[string](m, cache.WithComputeTimeout(d))
+				o := cache.New[string](m, cache.Config[string]{ComputeTimeout: d})
 				hang := make(chan struct{})
 				var once sync.Once
 				release := func() { once.Do(func() { close(hang) }) }
@@ -189,9 +189,9 @@ func ofGoroutines() int {
 // no deadline, and its callers wait for it (twice the default here).
 func TestComputeTimeoutOff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := cache.NewMemory(cache.MemoryOptions{})
+		m := cache.NewMemoryStore(cache.MemoryStoreConfig{})
 		defer m.Close()
-		o := cache.New[string](m, cache.WithComputeTimeout(plinth.Off))
+		o := cache.New[string](m, cache.Config[string]{ComputeTimeout: plinth.Off})
 		release := make(chan struct{})
 		got := make(chan error, 1)
 		go func() {
@@ -219,8 +219,8 @@ func TestComputeTimeoutOff(t *testing.T) {
 	})
 }
 
-// TestComputeTimeoutLock: the lock of WithLock does not outlive the compute
-// timeout. Two Ofs on one Memory (two instances sharing a Locker), locks
+// TestComputeTimeoutLock: the lock of Config.Lock does not outlive the compute
+// timeout. Two Ofs on one MemoryStore (two instances sharing a Locker), locks
 // of a minute: while instance a's fn hangs holding the lock, instance b's
 // caller waits for it no longer than the timeout (then gets
 // context.DeadlineExceeded, without computing); after it, the lock has
@@ -228,11 +228,11 @@ func TestComputeTimeoutOff(t *testing.T) {
 func TestComputeTimeoutLock(t *testing.T) {
 	const d = time.Second
 	synctest.Test(t, func(t *testing.T) {
-		m := cache.NewMemory(cache.MemoryOptions{})
+		m := cache.NewMemoryStore(cache.MemoryStoreConfig{})
 		defer m.Close()
-		lock := cache.WithLock(time.Minute, time.Minute)
-		a := cache.New[string](m, lock, cache.WithComputeTimeout(d))
-		b := cache.New[string](m, lock, cache.WithComputeTimeout(d))
+		cfg := cache.Config[string]{Lock: true, LockTTL: time.Minute, LockWait: time.Minute, ComputeTimeout: d}
+		a := cache.New[string](m, cfg)
+		b := cache.New[string](m, cfg)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 		defer cancel()
 		hang := make(chan struct{})

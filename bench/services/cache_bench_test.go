@@ -14,8 +14,8 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/maypok86/otter/v2"
 	"github.com/plinth-go/plinth/cache"
-	ottercache "github.com/plinth-go/plinth/cache/ottercache"
-	rediscache "github.com/plinth-go/plinth/cache/rediscache"
+	"github.com/plinth-go/plinth/cache/ottercache"
+	"github.com/plinth-go/plinth/cache/rediscache"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -63,21 +63,21 @@ func hitters(b *testing.B) []hitter {
 	ctx := context.Background()
 
 	// One store per hitter: each holds nKeys entries, as the peers do.
-	newMem := func() *cache.Memory {
-		m := cache.NewMemory(cache.MemoryOptions{MaxEntries: 2 * nKeys})
+	newMem := func() *cache.MemoryStore {
+		m := cache.NewMemoryStore(cache.MemoryStoreConfig{MaxEntries: 2 * nKeys})
 		b.Cleanup(func() { m.Close() })
 		return m
 	}
 	mem := newMem()
-	pages := cache.New[cachedPage](newMem())
-	tagged := cache.New[cachedPage](newMem(), cache.WithTags("pages"))
+	pages := cache.New[cachedPage](newMem(), cache.Config[cachedPage]{})
+	tagged := cache.New[cachedPage](newMem(), cache.Config[cachedPage]{Tags: []string{"pages"}})
 
-	ot, err := ottercache.New(ottercache.Options{MaxEntries: 2 * nKeys})
+	ot, err := ottercache.New(ottercache.Config{MaxEntries: 2 * nKeys})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { ot.Close() })
-	otPages := cache.New[cachedPage](ot)
+	otPages := cache.New[cachedPage](ot, cache.Config[cachedPage]{})
 
 	raw := otter.Must(&otter.Options[string, cachedPage]{MaximumSize: 2 * nKeys})
 	b.Cleanup(func() { raw.StopAllGoroutines() })
@@ -193,9 +193,9 @@ func BenchmarkCacheHitParallel(b *testing.B) {
 // flight.
 func BenchmarkCacheStampede(b *testing.B) {
 	ctx := context.Background()
-	mem := cache.NewMemory(cache.MemoryOptions{})
+	mem := cache.NewMemoryStore(cache.MemoryStoreConfig{})
 	defer mem.Close()
-	o := cache.New[string](mem)
+	o := cache.New[string](mem, cache.Config[string]{})
 	var computes atomic.Int64
 	fn := func(context.Context) (string, error) {
 		computes.Add(1)
@@ -238,9 +238,9 @@ func BenchmarkCacheRedisHit(b *testing.B) {
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
 	prefix := "plinth-bench-cache:"
-	store := rediscache.New(rdb, rediscache.Options{Prefix: prefix})
-	strs := cache.New[string](store)
-	pages := cache.New[cachedPage](store)
+	store := rediscache.New(rediscache.Config{Client: rdb, Prefix: prefix})
+	strs := cache.New[string](store, cache.Config[string]{})
+	pages := cache.New[cachedPage](store, cache.Config[cachedPage]{})
 	if err := strs.Set(ctx, "s", string(benchBytes), time.Hour); err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-// Package cachetest is the conformance suite every cache.Store runs (Memory
+// Package cachetest is the conformance suite every cache.Store runs (MemoryStore
 // here, Redis and otter in their modules), so that each feature of package
 // cache works the same on each: entries and TTLs, bad keys, counters,
 // locks, and Of's single flight, compute timeout, tags and outcomes; with
@@ -149,7 +149,7 @@ func testBadKeys(t *testing.T, s cache.Store) {
 			t.Errorf("%s: Incr err = %v, want ErrBadKey", name, err)
 		}
 		var calls atomic.Int32
-		o := cache.New[string](s)
+		o := cache.New[string](s, cache.Config[string]{})
 		_, err := o.Remember(ctx, k, time.Minute, func(context.Context) (string, error) { calls.Add(1); return "v", nil })
 		if !errors.Is(err, cache.ErrBadKey) || calls.Load() != 0 {
 			t.Errorf("%s: Remember err = %v after %d computations, want ErrBadKey and none", name, err, calls.Load())
@@ -175,7 +175,7 @@ func testTTL(t *testing.T, s cache.Store) {
 		t.Fatal("an entry with a 500ms TTL missed at once")
 	}
 	// Poll: expiry is checked against each store's clock, which may tick
-	// coarsely (Memory: every 10ms; otter: its own).
+	// coarsely (MemoryStore: every 10ms; otter: its own).
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		_, ok, err := s.Get(ctx, "short")
@@ -278,7 +278,7 @@ func testLocks(t *testing.T, s cache.Store) {
 
 func testRemember(t *testing.T, s cache.Store) {
 	ctx := t.Context()
-	o := cache.New[report](s)
+	o := cache.New[report](s, cache.Config[report]{})
 	var calls atomic.Int32
 	fn := func(context.Context) (report, error) {
 		n := calls.Add(1)
@@ -311,7 +311,7 @@ func testRemember(t *testing.T, s cache.Store) {
 	}
 	// A string Of keeps the bytes as they are: readable by a byte Get on
 	// stores that keep bytes.
-	so := cache.New[string](s)
+	so := cache.New[string](s, cache.Config[string]{})
 	if v, err := so.Remember(ctx, "s", time.Minute, func(context.Context) (string, error) { return "plain", nil }); err != nil || v != "plain" {
 		t.Fatalf("string Remember = %q, %v", v, err)
 	}
@@ -319,14 +319,14 @@ func testRemember(t *testing.T, s cache.Store) {
 		t.Fatalf("string Fetch = %q, %v", v, out)
 	}
 	// A value of another type under the key is a miss, not an error.
-	io := cache.New[int](s)
+	io := cache.New[int](s, cache.Config[int]{})
 	if v, out, err := io.Fetch(ctx, "s", time.Minute, func(context.Context) (int, error) { return 7, nil }); err != nil || v != 7 || out == cache.Hit {
 		t.Fatalf("Fetch of an int over a string entry = %v, %v, %v; want a computed 7", v, out, err)
 	}
 }
 
 func testStampede(t *testing.T, s cache.Store) {
-	o := cache.New[string](s)
+	o := cache.New[string](s, cache.Config[string]{})
 	var calls atomic.Int32
 	release := make(chan struct{})
 	fn := func(context.Context) (string, error) {
@@ -367,7 +367,7 @@ func testStampede(t *testing.T, s cache.Store) {
 }
 
 func testWaiterContext(t *testing.T, s cache.Store) {
-	o := cache.New[string](s)
+	o := cache.New[string](s, cache.Config[string]{})
 	release := make(chan struct{})
 	computing := make(chan struct{})
 	done := make(chan struct{})
@@ -433,8 +433,8 @@ func testWaiterContext(t *testing.T, s cache.Store) {
 
 func testTags(t *testing.T, s cache.Store) {
 	ctx := t.Context()
-	tagged := cache.New[string](s, cache.WithTags("report", "team-7"))
-	other := cache.New[string](s, cache.WithTags("other"))
+	tagged := cache.New[string](s, cache.Config[string]{Tags: []string{"report", "team-7"}})
+	other := cache.New[string](s, cache.Config[string]{Tags: []string{"other"}})
 	var calls atomic.Int32
 	fn := func(context.Context) (string, error) {
 		calls.Add(1)
@@ -490,7 +490,7 @@ func testTags(t *testing.T, s cache.Store) {
 
 func testErrors(t *testing.T, s cache.Store) {
 	ctx := t.Context()
-	o := cache.New[string](s)
+	o := cache.New[string](s, cache.Config[string]{})
 	boom := errors.New("boom")
 	if _, err := o.Remember(ctx, "e", time.Minute, func(context.Context) (string, error) { return "", boom }); !errors.Is(err, boom) {
 		t.Fatalf("fn's error: %v", err)
@@ -509,8 +509,8 @@ func testErrors(t *testing.T, s cache.Store) {
 
 func testSecondInstance(t *testing.T, a, b cache.Store) {
 	ctx := t.Context()
-	oa := cache.New[report](a, cache.WithTags("report"))
-	ob := cache.New[report](b, cache.WithTags("report"))
+	oa := cache.New[report](a, cache.Config[report]{Tags: []string{"report"}})
+	ob := cache.New[report](b, cache.Config[report]{Tags: []string{"report"}})
 	var calls atomic.Int32
 	fn := func(context.Context) (report, error) { return report{Count: int(calls.Add(1))}, nil }
 	if _, out, _ := oa.Fetch(ctx, "x", time.Minute, fn); out != cache.Miss {
@@ -531,7 +531,7 @@ func testSecondInstance(t *testing.T, a, b cache.Store) {
 }
 
 func testStampedeAcross(t *testing.T, a, b cache.Store) {
-	lock := cache.WithLock(10*time.Second, 5*time.Second)
+	lock := cache.Config[string]{Lock: true, LockTTL: 10 * time.Second, LockWait: 5 * time.Second}
 	instances := []*cache.Of[string]{cache.New[string](a, lock), cache.New[string](b, lock)}
 	var calls atomic.Int32
 	fn := func(context.Context) (string, error) {
@@ -550,7 +550,7 @@ func testStampedeAcross(t *testing.T, a, b cache.Store) {
 	}
 	wg.Wait()
 	if c := calls.Load(); c != 1 {
-		t.Fatalf("64 concurrent misses on two instances with WithLock computed %d times, want 1", c)
+		t.Fatalf("64 concurrent misses on two instances with Config.Lock computed %d times, want 1", c)
 	}
 }
 
@@ -566,7 +566,7 @@ func testDeadHolder(t *testing.T, s cache.Store) {
 	if _, ok, err := l.TryLock(ctx, "orphan", time.Minute); !ok || err != nil {
 		t.Fatalf("TryLock = %v, %v", ok, err)
 	}
-	o := cache.New[string](s, cache.WithLock(time.Minute, 300*time.Millisecond))
+	o := cache.New[string](s, cache.Config[string]{Lock: true, LockTTL: time.Minute, LockWait: 300 * time.Millisecond})
 	var calls atomic.Int32
 	v, out, err := o.Fetch(ctx, "orphan", time.Minute, func(context.Context) (string, error) {
 		calls.Add(1)
@@ -590,7 +590,7 @@ const computeTimeout = 200 * time.Millisecond
 // context has seconds left); then the key is free: the next caller
 // computes.
 func testComputeTimeout(t *testing.T, s cache.Store) {
-	o := cache.New[string](s, cache.WithComputeTimeout(computeTimeout))
+	o := cache.New[string](s, cache.Config[string]{ComputeTimeout: computeTimeout})
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	_, err := o.Remember(ctx, "hangs", time.Minute, func(fctx context.Context) (string, error) {
@@ -618,7 +618,7 @@ func testComputeTimeout(t *testing.T, s cache.Store) {
 // runs get context.DeadlineExceeded and start none; the value it returns
 // late is stored.
 func testAbandoned(t *testing.T, s cache.Store) {
-	o := cache.New[string](s, cache.WithComputeTimeout(computeTimeout))
+	o := cache.New[string](s, cache.Config[string]{ComputeTimeout: computeTimeout})
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	hang := make(chan struct{})
@@ -667,15 +667,15 @@ func waitFor(t *testing.T, o *cache.Of[string], key, want string) {
 	}
 }
 
-// testComputeTimeoutAcross: locks (WithLock) of a minute, a compute
+// testComputeTimeoutAcross: locks (Config.Lock) of a minute, a compute
 // timeout of 200ms: instance a's fn hangs holding the lock, ignoring its
 // context; a's caller gets context.DeadlineExceeded, and instance b then
 // computes the key within seconds, not after the minute of the lock's TTL
 // or wait: the lock does not outlive the compute timeout.
 func testComputeTimeoutAcross(t *testing.T, a, b cache.Store) {
-	lock := cache.WithLock(time.Minute, time.Minute)
-	oa := cache.New[string](a, lock, cache.WithComputeTimeout(computeTimeout))
-	ob := cache.New[string](b, lock, cache.WithComputeTimeout(computeTimeout))
+	cfg := cache.Config[string]{Lock: true, LockTTL: time.Minute, LockWait: time.Minute, ComputeTimeout: computeTimeout}
+	oa := cache.New[string](a, cfg)
+	ob := cache.New[string](b, cfg)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	hang := make(chan struct{})

@@ -1,7 +1,7 @@
 // Package ottercache is a cache.Store in the process on otter v2
 // (github.com/maypok86/otter/v2): W-TinyLFU admission and eviction, which
 // keeps a better hit ratio than LRU when a scan or a flood of one-off keys
-// passes through, and lock-free reads. Like cache.Memory it is a
+// passes through, and lock-free reads. Like cache.MemoryStore it is a
 // cache.ValueStore (an Of[T] hit costs no decoding) and a cache.Locker (in
 // this process).
 //
@@ -18,15 +18,15 @@ import (
 	"github.com/plinth-go/plinth/cache"
 )
 
-// Options configure New. The zero value means the defaults.
-type Options struct {
+// Config configures New. The zero value means the defaults.
+type Config struct {
 	// MaxEntries bounds the number of entries. Default
 	// cache.DefaultMaxEntries (100,000). Ignored when MaxBytes is set:
 	// otter bounds one or the other.
 	MaxEntries int
 
 	// MaxBytes, when set, bounds the bytes kept instead (each entry
-	// weighs its key, its value and 64 bytes, as in cache.Memory).
+	// weighs its key, its value and 64 bytes, as in cache.MemoryStore).
 	MaxBytes int64
 }
 
@@ -54,7 +54,8 @@ var (
 )
 
 // New returns a Store.
-func New(o Options) (*Store, error) {
+func New(cfg Config) (*Store, error) {
+	o := cfg
 	opts := &otter.Options[string, *item]{
 		ExpiryCalculator: otter.ExpiryWritingFunc(func(e otter.Entry[string, *item]) time.Duration {
 			return e.Value.ttl
@@ -148,5 +149,11 @@ func (s *Store) Close() error {
 
 // Open is the cache.Opener for "otter:" URLs (no parameters):
 //
-//	cache.Open(cache.Config{}, cache.WithOpener(ottercache.Open, "otter"))
-func Open(string) (cache.Store, error) { return New(Options{}) }
+//	cache.Open(cache.OpenConfig{Openers: ottercache.Openers()})
+func Open(string) (cache.Store, error) { return New(Config{}) }
+
+// Openers returns Open as the opener of the "otter" scheme, for
+// cache.OpenConfig.Openers.
+func Openers() map[string]cache.Opener {
+	return map[string]cache.Opener{"otter": Open}
+}

@@ -5,13 +5,13 @@ import (
 
 	"github.com/plinth-go/plinth/cache"
 	"github.com/plinth-go/plinth/cache/cachetest"
-	ottercache "github.com/plinth-go/plinth/cache/ottercache"
+	"github.com/plinth-go/plinth/cache/ottercache"
 )
 
 func TestConformance(t *testing.T) {
 	cachetest.Run(t, cachetest.Config{
 		New: func(t testing.TB) cache.Store {
-			s, err := ottercache.New(ottercache.Options{})
+			s, err := ottercache.New(ottercache.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth/cache"
-	rediscache "github.com/plinth-go/plinth/cache/rediscache"
+	"github.com/plinth-go/plinth/cache/rediscache"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -77,13 +77,13 @@ func (s *redisServer) stop() {
 // Remember stores and hits once the fail-fast pause is over.
 func TestOutage(t *testing.T) {
 	srv := startRedis(t, 0)
-	store, err := cache.Open(cache.Config{URL: "redis://" + srv.addr() + "/0"}, cache.WithOpener(rediscache.Open, "redis"))
+	store, err := cache.Open(cache.OpenConfig{URL: "redis://" + srv.addr() + "/0", Openers: rediscache.Openers()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
 	check := cache.Check(store)
-	o := cache.New[string](store, cache.WithTags("t"))
+	o := cache.New[string](store, cache.Config[string]{Tags: []string{"t"}})
 	var calls atomic.Int32
 	fn := func(context.Context) (string, error) { calls.Add(1); return "v", nil }
 	ctx := t.Context()

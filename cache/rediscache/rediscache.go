@@ -2,7 +2,7 @@
 // session and rate-limit stores use): entries with PX expiry, tag
 // generations as INCR counters, and cross-instance locks (SET NX PX with a
 // token, released by a script that checks it), so that every feature of
-// package cache works the same on Memory and on Redis.
+// package cache works the same on MemoryStore and on Redis.
 //
 // The module is github.com/plinth-go/plinth/cache/rediscache; the package is
 // named rediscache so that it does not shadow go-redis's redis.
@@ -30,11 +30,17 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// DefaultPrefix is the key prefix of a Store whose Options leave it empty.
+// DefaultPrefix is the key prefix of a Store whose Config leaves it empty.
 const DefaultPrefix = "cache:"
 
-// Options configure New.
-type Options struct {
+// Config configures New. Client is required; the zero value of the other
+// fields means their defaults.
+type Config struct {
+	// Client is the application's go-redis client (which the Store may
+	// share with the session and rate-limit stores). Required: New panics
+	// when it is nil. Close does not close it.
+	Client redis.UniversalClient
+
 	// Prefix starts every key the Store writes. Default DefaultPrefix
 	// ("cache:"). Two applications sharing a Redis database use two
 	// prefixes; instances of one application share one.
@@ -64,11 +70,11 @@ type Store struct {
 }
 
 // ErrUnavailable is the error of an operation refused without a round trip
-// because Redis failed less than Options.FailFast ago.
-var ErrUnavailable = errors.New("rediscache: redis unavailable (failed recently; retried after Options.FailFast)")
+// because Redis failed less than Config.FailFast ago.
+var ErrUnavailable = errors.New("rediscache: redis unavailable (failed recently; retried after Config.FailFast)")
 
 // DefaultFailFast is the pause after a connection failure during which
-// operations fail at once (Options.FailFast).
+// operations fail at once (Config.FailFast).
 const DefaultFailFast = time.Second
 
 var (
@@ -77,11 +83,13 @@ var (
 	_ cache.Pinger = (*Store)(nil)
 )
 
-// New returns a Store on a client of the application's own (which it may
-// share with the session and rate-limit stores). Close does not close it.
-func New(rdb redis.UniversalClient, o Options) *Store {
-	if rdb == nil {
-		panic("rediscache: New needs a client")
+// New returns a Store on cfg.Client, a client of the application's own
+// (which it may share with the session and rate-limit stores). Close does
+// not close it. It panics when cfg.Client is nil.
+func New(cfg Config) *Store {
+	o := cfg
+	if o.Client == nil {
+		panic("rediscache: New: Config.Client is nil")
 	}
 	if o.Prefix == "" {
 		o.Prefix = DefaultPrefix
@@ -89,7 +97,7 @@ func New(rdb redis.UniversalClient, o Options) *Store {
 	if o.FailFast == 0 {
 		o.FailFast = DefaultFailFast
 	}
-	return &Store{rdb: rdb, prefix: o.Prefix, pause: o.FailFast}
+	return &Store{rdb: o.Client, prefix: o.Prefix, pause: o.FailFast}
 }
 
 // available reports whether the Store may try Redis now.
@@ -124,12 +132,12 @@ const (
 
 // Open is the cache.Opener for "redis://" and "rediss://" URLs (go-redis's
 // ParseURL syntax: redis://[:password@]host:port/db?dial_timeout=1s...),
-// plus a prefix parameter for Options.Prefix. Unless the URL sets them,
+// plus a prefix parameter for Config.Prefix. Unless the URL sets them,
 // dial_timeout is 1s, read_timeout and write_timeout 500ms, and
 // max_retries is 0 (no retry), with one dial per attempt. Close closes
 // the client.
 //
-//	store, err := cache.Open(cache.Config{}, cache.WithOpener(rediscache.Open, "redis", "rediss"))
+//	store, err := cache.Open(cache.OpenConfig{Openers: rediscache.Openers()})
 func Open(rawURL string) (cache.Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -153,9 +161,15 @@ func Open(rawURL string) (cache.Store, error) {
 		return nil, errors.New("rediscache: " + cache.EnvURL + ": " + err.Error())
 	}
 	opt.DialerRetries = 1 // go-redis's default, 5 dials 100ms apart, makes a down Redis cost each request 0.5s
-	s := New(redis.NewClient(opt), Options{Prefix: prefix})
+	s := New(Config{Client: redis.NewClient(opt), Prefix: prefix})
 	s.owned = true
 	return s, nil
+}
+
+// Openers returns Open as the opener of the "redis" and "rediss" schemes,
+// for cache.OpenConfig.Openers.
+func Openers() map[string]cache.Opener {
+	return map[string]cache.Opener{"redis": Open, "rediss": Open}
 }
 
 // Client returns the go-redis client.

@@ -16,7 +16,7 @@ import (
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/cache"
 	"github.com/plinth-go/plinth/cache/cachetest"
-	rediscache "github.com/plinth-go/plinth/cache/rediscache"
+	"github.com/plinth-go/plinth/cache/rediscache"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -58,7 +58,7 @@ func openStore(t testing.TB, rawURL, prefix string) cache.Store {
 	if strings.Contains(rawURL, "?") {
 		sep = "&"
 	}
-	s, err := cache.Open(cache.Config{URL: rawURL + sep + "prefix=" + prefix}, cache.WithOpener(rediscache.Open, "redis", "rediss"))
+	s, err := cache.Open(cache.OpenConfig{URL: rawURL + sep + "prefix=" + prefix, Openers: rediscache.Openers()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,11 +95,11 @@ func closedPort(t *testing.T) string {
 // TestUnreachable: with Redis's port closed, Remember computes and returns,
 // fast, and readiness stays 200 with the cache degraded.
 func TestUnreachable(t *testing.T) {
-	store, err := cache.Open(cache.Config{URL: "redis://" + closedPort(t) + "/0"}, cache.WithOpener(rediscache.Open, "redis"))
+	store, err := cache.Open(cache.OpenConfig{URL: "redis://" + closedPort(t) + "/0", Openers: rediscache.Openers()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := cache.New[string](store, cache.WithTags("report"), cache.WithLock(0, 0))
+	o := cache.New[string](store, cache.Config[string]{Tags: []string{"report"}, Lock: true})
 	var calls atomic.Int32
 	for i := range 3 {
 		v, out, err := o.Fetch(t.Context(), "k", time.Minute, func(context.Context) (string, error) {
@@ -156,11 +156,11 @@ func TestReadinessOK(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
-	_, err := cache.Open(cache.Config{URL: "redis://127.0.0.1:6379/0"})
-	if err == nil || !strings.Contains(err.Error(), "WithOpener") {
+	_, err := cache.Open(cache.OpenConfig{URL: "redis://127.0.0.1:6379/0"})
+	if err == nil || !strings.Contains(err.Error(), "rediscache.Openers()") {
 		t.Fatalf("redis:// without its opener: %v", err)
 	}
-	_, err = cache.Open(cache.Config{URL: "redis://:secret@127.0.0.1:6379/notadb"}, cache.WithOpener(rediscache.Open, "redis"))
+	_, err = cache.Open(cache.OpenConfig{URL: "redis://:secret@127.0.0.1:6379/notadb", Openers: rediscache.Openers()})
 	if err == nil || strings.Contains(err.Error(), "secret") {
 		t.Fatalf("a bad redis URL: %v (want an error without the password)", err)
 	}
@@ -180,8 +180,8 @@ func TestHitAllocs(t *testing.T) {
 	}
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
-	store := rediscache.New(rdb, rediscache.Options{Prefix: prefix})
-	o := cache.New[string](store)
+	store := rediscache.New(rediscache.Config{Client: rdb, Prefix: prefix})
+	o := cache.New[string](store, cache.Config[string]{})
 	ctx := context.Background()
 	if err := o.Set(ctx, "k", "value", time.Minute); err != nil {
 		t.Fatal(err)

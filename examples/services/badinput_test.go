@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	rediscache "github.com/plinth-go/plinth/cache/rediscache"
-	smtpmail "github.com/plinth-go/plinth/mail/smtpmail"
+	"github.com/plinth-go/plinth/cache/rediscache"
+	"github.com/plinth-go/plinth/mail/smtpmail"
 	"net/url"
 	"os"
 	"strings"
@@ -15,6 +15,7 @@ import (
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/cache"
 	"github.com/plinth-go/plinth/jobs"
+	"github.com/plinth-go/plinth/jobs/jobstest"
 	"github.com/plinth-go/plinth/mail"
 )
 
@@ -45,7 +46,7 @@ func (unencodable) Kind() string { return "unencodable" }
 // "Job arguments that do not encode, over 1 MiB, or of an unregistered kind
 // → an error from Enqueue, never at work time", on the example's own kinds.
 func TestCheckEnqueueRefuses(t *testing.T) {
-	c := jobs.NewClient(refusingBackend{t: t})
+	c := jobstest.NewClient(t, refusingBackend{t: t})
 	registerWorkers(c, nil)
 	jobs.Handle(c, func(context.Context, *jobs.Job[unencodable]) error { return nil })
 	ctx := context.Background()
@@ -138,7 +139,7 @@ func TestCheckCacheKeyRefused(t *testing.T) {
 	}
 	for _, u := range urls {
 		t.Run(strings.SplitN(u, ":", 2)[0], func(t *testing.T) {
-			store, err := cache.Open(cache.Config{URL: u}, cache.WithOpener(rediscache.Open, "redis", "rediss"))
+			store, err := cache.Open(cache.OpenConfig{URL: u, Openers: rediscache.Openers()})
 			if err != nil {
 				t.Fatal(err)
 			}

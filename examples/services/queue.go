@@ -6,7 +6,7 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/cache"
-	rediscache "github.com/plinth-go/plinth/cache/rediscache"
+	"github.com/plinth-go/plinth/cache/rediscache"
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/jobs"
 	riverjobs "github.com/plinth-go/plinth/jobs/riverjobs"
@@ -24,8 +24,11 @@ func openQueue(_ context.Context, app *plinth.App, db *data.DB) (*jobs.Client, e
 	if err != nil {
 		return nil, err
 	}
-	client := jobs.NewClient(backend)
-	jobs.Attach(app, client, jobs.Config{})
+	client, err := jobs.NewClient(jobs.Config{Backend: backend})
+	if err != nil {
+		return nil, err
+	}
+	client.Attach(app)
 	return client, nil
 }
 
@@ -39,7 +42,7 @@ func every(client *jobs.Client, period time.Duration, args jobs.Args) error {
 // redis:// and rediss:// through the cache/rediscache module) and adds its
 // degraded readiness check "cache" (cache.Attach).
 func openCache(app *plinth.App) (cache.Store, error) {
-	store, err := cache.Open(cache.Config{}, cache.WithOpener(rediscache.Open, "redis", "rediss"))
+	store, err := cache.Open(cache.OpenConfig{Openers: rediscache.Openers()})
 	if err != nil {
 		return nil, err
 	}

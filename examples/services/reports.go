@@ -51,7 +51,7 @@ func newReports(store cache.Store) *reports {
 	// WithLock: instances sharing Redis compute a cold report once between
 	// them (the holder computes, the others poll the Store for its value, up
 	// to a second); in one process single flight does it already.
-	return &reports{store: store, of: cache.New[report](store, cache.WithTags(reportTag), cache.WithLock(reportLockTTL, time.Second))}
+	return &reports{store: store, of: cache.New[report](store, cache.Config[report]{Tags: []string{reportTag}, Lock: true, LockTTL: reportLockTTL, LockWait: time.Second})}
 }
 
 // get returns k's report, whether this call computed it, and how many
