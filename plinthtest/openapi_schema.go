@@ -242,7 +242,7 @@ func (d *document) validateString(x string, s map[string]any) (string, string) {
 	}
 	if f, ok := s["format"].(string); ok {
 		if why := checkFormat(f, x); why != "" {
-			return "", fmt.Sprintf("%s is not a %s: %s", short(x), f, why)
+			return "", fmt.Sprintf("%s is not a valid %s: %s", short(x), f, why)
 		}
 	}
 	return "", ""
