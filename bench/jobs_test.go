@@ -26,6 +26,7 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth/jobs"
+	"github.com/plinth-go/plinth/jobs/jobstest"
 )
 
 type benchMail struct {
@@ -43,7 +44,7 @@ var nopResults = make([]jobs.Result, 1)
 func (nopJobs) Insert(context.Context, []jobs.Insert) ([]jobs.Result, error) { return nopResults, nil }
 
 func BenchmarkJobsEnqueue(b *testing.B) {
-	c := jobs.NewClient(nopJobs{})
+	c := jobstest.NewClient(b, nopJobs{})
 	jobs.Handle(c, func(context.Context, *jobs.Job[benchMail]) error { return nil })
 	ctx := context.Background()
 	var args jobs.Args = benchMail{Email: "ada@example.com", Name: "Ada Lovelace"}

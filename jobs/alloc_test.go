@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth/jobs"
+	"github.com/plinth-go/plinth/jobs/jobstest"
 )
 
 // nopBackend stores nothing: AllocsPerRun then counts Enqueue's own work.
@@ -25,7 +26,7 @@ func TestEnqueueAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
-	c := jobs.NewClient(nopBackend{})
+	c := jobstest.NewClient(t, nopBackend{})
 	jobs.Handle(c, func(context.Context, *jobs.Job[welcome]) error { return nil })
 	ctx := context.Background()
 	args := welcome{Email: "ada@example.com", Name: "Ada"}
@@ -55,7 +56,7 @@ func TestEnqueueAllocations(t *testing.T) {
 const enqueueAllocs = 3
 
 func BenchmarkEnqueuePrepare(b *testing.B) {
-	c := jobs.NewClient(nopBackend{})
+	c := jobstest.NewClient(b, nopBackend{})
 	jobs.Handle(c, func(context.Context, *jobs.Job[welcome]) error { return nil })
 	ctx := context.Background()
 	b.ReportAllocs()

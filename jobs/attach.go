@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -26,14 +25,13 @@ const MaxStopMargin = 2 * time.Second
 // after the drain starts, then are cancelled and handed back.
 func StopMargin(grace time.Duration) time.Duration { return min(grace/10, MaxStopMargin) }
 
-// Attach wires c into app, before it is built:
+// Attach installs c on app, before it is built, with the configuration
+// NewClient resolved:
 //
-//   - the configuration is resolved at start (cfg, overridden by
-//     PLINTH_JOB_TIMEOUT and PLINTH_ROLE, which Attach declares with
-//     App.DeclareEnv); a bad value fails the start with an error naming
-//     it;
+//   - it declares PLINTH_JOB_TIMEOUT and PLINTH_ROLE (App.DeclareEnv),
+//     which NewClient read;
 //   - in roles RoleWorker and RoleAll, an OnStart hook starts the
-//     backend's workers on cfg.Queues (for every kind registered with
+//     backend's workers on Config.Queues (for every kind registered with
 //     Handle) and the periodic schedules (Every, Cron); in RoleWeb,
 //     nothing runs, and Enqueue works for the registered kinds. The HTTP
 //     server runs in every role;
@@ -57,21 +55,20 @@ func StopMargin(grace time.Duration) time.Duration { return min(grace/10, MaxSto
 // Register the kinds (Handle) and the periodic jobs (Every, Cron) before
 // the App starts. Attach one Client per App: a second Attach panics (the
 // "jobs" admin mode is taken).
-func Attach(app *plinth.App, c *Client, cfg Config) {
+func (c *Client) Attach(app *plinth.App) {
 	app.DeclareEnv(envNames()...)
 	app.ReadinessCheck("queue", ReadinessTimeout, c.backend.Ping)
 	app.AddInspection("jobs", c.inspect)
-	r := &runner{app: app, c: c, cfg: cfg, lookup: os.LookupEnv, done: make(chan struct{})}
+	r := &runner{app: app, c: c, cfg: c.cfg, done: make(chan struct{})}
 	app.OnStart(r.start)
 	app.OnStop(r.stop)
 }
 
 // runner is Attach's lifecycle of the workers.
 type runner struct {
-	app    *plinth.App
-	c      *Client
-	cfg    Config
-	lookup func(string) (string, bool)
+	app *plinth.App
+	c   *Client
+	cfg Config // resolved by NewClient
 
 	grace  time.Duration // the App's DrainDelay + ShutdownTimeout
 	margin time.Duration // StopMargin(ShutdownTimeout)
@@ -92,12 +89,7 @@ func (r *runner) start(ctx context.Context) error {
 		r.log = slog.Default()
 	}
 	r.c.log.Store(r.log)
-	cfg, err := r.cfg.resolve(r.lookup)
-	if err != nil {
-		return err
-	}
-	r.cfg = cfg
-	r.c.timeout.Store(int64(cfg.JobTimeout))
+	cfg := r.cfg
 	pc, err := plinth.ResolveConfig(r.app.Config)
 	if err != nil {
 		return err

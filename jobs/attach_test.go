@@ -60,7 +60,12 @@ func newServer(t *testing.T, cfg jobs.Config, grace time.Duration) *server {
 	s.app.Config.Addr = "127.0.0.1:0"
 	s.app.Config.ShutdownTimeout = grace
 	s.app.Config.Logger = slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	s.c = jobs.NewClient(s.b)
+	cfg.Backend = s.b
+	c, err := jobs.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.c = c
 	jobs.Handle(s.c, func(ctx context.Context, j *jobs.Job[sleep]) error {
 		s.started <- j.ID
 		switch j.Args.Mode {
@@ -76,7 +81,7 @@ func newServer(t *testing.T, cfg jobs.Config, grace time.Duration) *server {
 		}
 		return nil
 	})
-	jobs.Attach(s.app, s.c, cfg)
+	s.c.Attach(s.app)
 	return s
 }
 
@@ -218,14 +223,24 @@ func TestAttachRoleWeb(t *testing.T) {
 	}
 }
 
-// A bad variable fails the start, naming it.
-func TestAttachBadEnv(t *testing.T) {
+// A bad variable or field is NewClient's error, naming it; the Client's
+// Config is the resolved one.
+func TestNewClientBadEnv(t *testing.T) {
 	t.Setenv("PLINTH_JOB_TIMEOUT", "off")
-	s := newServer(t, jobs.Config{}, time.Second)
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	err := s.app.Serve(context.Background(), ln)
-	if err == nil || !strings.Contains(err.Error(), `PLINTH_JOB_TIMEOUT="off": a job timeout cannot be switched off`) {
-		t.Errorf("Serve: %v", err)
+	t.Setenv("PLINTH_ROLE", "")
+	_, err := jobs.NewClient(jobs.Config{Backend: jobstest.New(), Queues: map[string]int{"mail": 0}})
+	if err == nil || !strings.Contains(err.Error(), `PLINTH_JOB_TIMEOUT="off": a job timeout cannot be switched off`) ||
+		!strings.Contains(err.Error(), `Config.Queues["mail"] = 0`) {
+		t.Errorf("NewClient: %v", err)
+	}
+	t.Setenv("PLINTH_JOB_TIMEOUT", "30s")
+	t.Setenv("PLINTH_ROLE", "worker")
+	c, err := jobs.NewClient(jobs.Config{Backend: jobstest.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Config(); got.JobTimeout != 30*time.Second || got.Role != jobs.RoleWorker || got.Queues[jobs.DefaultQueue] != jobs.DefaultConcurrency {
+		t.Errorf("Config: %+v", got)
 	}
 }
 

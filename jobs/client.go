@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -20,6 +21,7 @@ import (
 // refuse an unknown one).
 type Client struct {
 	backend Backend
+	cfg     Config // resolved by NewClient
 
 	mu       sync.RWMutex
 	kinds    map[string]*kind
@@ -36,15 +38,26 @@ type kind struct {
 	run  func(ctx context.Context, e *Execution) error
 }
 
-// NewClient returns a Client over b.
-func NewClient(b Backend) *Client {
-	if b == nil {
-		panic("jobs: NewClient needs a Backend")
+// NewClient returns a Client over cfg.Backend, with cfg resolved (see
+// Config: the defaults filled in, PLINTH_JOB_TIMEOUT and PLINTH_ROLE read
+// from the environment); a bad value, of a field or a variable, is an
+// error naming it. It panics when cfg.Backend is nil. Attach installs the
+// Client on an App.
+func NewClient(cfg Config) (*Client, error) {
+	if cfg.Backend == nil {
+		panic("jobs: NewClient: Config.Backend is nil")
 	}
-	c := &Client{backend: b, kinds: make(map[string]*kind)}
-	c.timeout.Store(int64(DefaultJobTimeout))
-	return c
+	rc, err := cfg.resolve(os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{backend: cfg.Backend, cfg: rc, kinds: make(map[string]*kind)}
+	c.timeout.Store(int64(rc.JobTimeout))
+	return c, nil
 }
+
+// Config returns the Client's configuration as NewClient resolved it.
+func (c *Client) Config() Config { return c.cfg }
 
 // logger is the logger Attach gave c, else slog.Default().
 func (c *Client) logger() *slog.Logger {

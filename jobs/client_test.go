@@ -41,7 +41,7 @@ func (big) Kind() string { return "big" }
 
 func newClient(t *testing.T) (*jobs.Client, *jobstest.Backend) {
 	b := jobstest.New()
-	c := jobs.NewClient(b)
+	c := jobstest.NewClient(t, b)
 	jobs.Handle(c, func(context.Context, *jobs.Job[welcome]) error { return nil })
 	jobs.Handle(c, func(context.Context, *jobs.Job[withChan]) error { return nil })
 	jobs.Handle(c, func(context.Context, *jobs.Job[withFunc]) error { return nil })
@@ -168,13 +168,13 @@ func TestHandlePanics(t *testing.T) {
 		}()
 		f()
 	}
-	c := jobs.NewClient(jobstest.New())
+	c := jobstest.NewClient(t, jobstest.New())
 	mustPanic("empty kind", `kind ""`, func() { jobs.Handle(c, func(context.Context, *jobs.Job[emptyKind]) error { return nil }) })
 	mustPanic("bad kind", `kind "a b"`, func() { jobs.Handle(c, func(context.Context, *jobs.Job[spaceKind]) error { return nil }) })
 	mustPanic("nil worker", "nil worker", func() { jobs.Handle[welcome](c, nil) })
 	jobs.Handle(c, func(context.Context, *jobs.Job[welcome]) error { return nil })
 	mustPanic("twice", "registered twice", func() { jobs.Handle(c, func(context.Context, *jobs.Job[welcome]) error { return nil }) })
-	mustPanic("nil backend", "needs a Backend", func() { jobs.NewClient(nil) })
+	mustPanic("nil backend", "Config.Backend is nil", func() { _, _ = jobs.NewClient(jobs.Config{}) })
 	if k := c.Kinds(); len(k) != 1 || k[0] != "welcome" {
 		t.Errorf("Kinds: %v", k)
 	}
@@ -192,7 +192,7 @@ func (spaceKind) Kind() string { return "a b" }
 // arguments that no longer decode discard the job; an unknown kind
 // discards it; a panic becomes the attempt's error.
 func TestWork(t *testing.T) {
-	c := jobs.NewClient(jobstest.New())
+	c := jobstest.NewClient(t, jobstest.New())
 	var got *jobs.Job[welcome]
 	jobs.Handle(c, func(ctx context.Context, j *jobs.Job[welcome]) error {
 		if j.Args.Name == "panic" {

@@ -42,10 +42,15 @@ const (
 	MaxJobTimeout = 24 * time.Hour
 )
 
-// Config is the worker configuration Attach resolves. Its zero value means
-// the defaults; the environment variables named on each field override it,
-// and a bad value fails the App's start with an error naming the variable.
+// Config configures NewClient, which resolves it: the zero value of a field
+// means its default; the environment variables named on a field override
+// it, and a bad value is NewClient's error, naming the field or the
+// variable. Backend is required.
 type Config struct {
+	// Backend stores and runs the jobs (jobs/riverjobs, or jobstest in
+	// tests). Required: NewClient panics when it is nil.
+	Backend Backend
+
 	// Queues maps each queue the process works to its number of
 	// concurrent workers. Default {"default": DefaultConcurrency}: jobs
 	// enqueued on another queue wait until a process works it.
@@ -133,7 +138,7 @@ func ResolveJobTimeout(d time.Duration, lookup func(string) (string, bool)) (tim
 }
 
 // ResolveConfig applies the environment (PLINTH_JOB_TIMEOUT, PLINTH_ROLE)
-// and the defaults to c, as Attach does; a backend module reads the result
+// and the defaults to c, as NewClient does; a backend module reads the result
 // (jobs/riverjobs sets River's job timeout and rescue delay from JobTimeout).
 // Every bad value is named in the one error.
 func ResolveConfig(c Config) (Config, error) { return c.resolve(os.LookupEnv) }

@@ -9,7 +9,8 @@
 // to more than MaxArgsBytes, so that a bad job fails at the call that made
 // it, never at work time.
 //
-// Attach ties a Client to an App: workers start in the worker and all
+// NewClient makes a Client over a Backend and resolves its Config (the
+// environment included); Client.Attach installs it on an App: workers start in the worker and all
 // roles (PLINTH_ROLE), stop softly when the drain starts and are
 // hard-stopped before the grace period ends (StopMargin), the running jobs
 // handed back to the queue; a readiness check named "queue" follows the

@@ -30,7 +30,7 @@ func TestPeriodicOncePerTickAcrossInstances(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{}, 2)
 		for i := range 2 {
-			c := jobs.NewClient(b)
+			c := jobstest.NewClient(t, b)
 			jobs.Handle(c, func(context.Context, *jobs.Job[tick]) error { return nil })
 			jobs.Handle(c, func(context.Context, *jobs.Job[cronTick]) error { return nil })
 			if err := c.Every(2*time.Second, func() jobs.Args { return tick{Instance: i} }, &jobs.EnqueueOpts{Queue: "periodic"}); err != nil {
@@ -65,7 +65,7 @@ func TestPeriodicOncePerTickAcrossInstances(t *testing.T) {
 		}
 		// The ticks' jobs are unique by tick: enqueueing the last tick
 		// again is a duplicate.
-		c := jobs.NewClient(b)
+		c := jobstest.NewClient(t, b)
 		jobs.Handle(c, func(context.Context, *jobs.Job[tick]) error { return nil })
 		last := time.Date(2000, 1, 1, 0, 5, 20, 0, time.UTC)
 		res, err := c.Enqueue(context.Background(), tick{}, &jobs.EnqueueOpts{UniqueKey: "every 2s@" + last.Format(time.RFC3339Nano)})
@@ -78,7 +78,7 @@ func TestPeriodicOncePerTickAcrossInstances(t *testing.T) {
 // Registration refuses a short period, a bad spec, a nil function and bad
 // options.
 func TestPeriodicRegistration(t *testing.T) {
-	c := jobs.NewClient(jobstest.New())
+	c := jobstest.NewClient(t, jobstest.New())
 	f := func() jobs.Args { return tick{} }
 	for name, err := range map[string]error{
 		"period":  c.Every(time.Millisecond, f, nil),

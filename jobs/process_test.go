@@ -29,7 +29,7 @@ func TestChildApp(t *testing.T) {
 		t.Skip("the child process of TestSIGTERM")
 	}
 	b := jobstest.New()
-	c := jobs.NewClient(b)
+	c := jobstest.NewClient(t, b)
 	jobs.Handle(c, func(ctx context.Context, j *jobs.Job[sleep]) error {
 		fmt.Println("started")
 		if j.Args.Mode == "short" {
@@ -47,7 +47,7 @@ func TestChildApp(t *testing.T) {
 	app := plinth.New()
 	app.Config.Addr = "127.0.0.1:0"
 	app.Config.ShutdownTimeout = time.Second
-	jobs.Attach(app, c, jobs.Config{})
+	c.Attach(app)
 	runErr := app.Run()
 	info, _ := c.Job(context.Background(), res.ID)
 	fmt.Printf("state %s attempt %d\n", info.State, info.Attempt)

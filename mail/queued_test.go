@@ -38,7 +38,7 @@ func (s *scripted) Send(ctx context.Context, m *mail.Message) error {
 
 func newQueue(t *testing.T, deliverer mail.Mailer) (*jobstest.Backend, *jobs.Client, *mail.Queued) {
 	b := jobstest.New()
-	c := jobs.NewClient(b)
+	c := jobstest.NewClient(t, b)
 	mail.HandleQueued(c, deliverer)
 	return b, c, mail.NewQueued(mail.QueuedConfig{Client: c})
 }
@@ -119,7 +119,7 @@ func TestQueuedRefusesBadInput(t *testing.T) {
 		t.Errorf("oversize: Send = %v, want jobs.ErrTooLarge", err)
 	}
 	b.AssertNone(t)
-	unregistered := mail.NewQueued(mail.QueuedConfig{Client: jobs.NewClient(jobstest.New())})
+	unregistered := mail.NewQueued(mail.QueuedConfig{Client: jobstest.NewClient(t, jobstest.New())})
 	if err := unregistered.Send(ctx, valid()); !errors.Is(err, jobs.ErrUnknownKind) {
 		t.Errorf("without HandleQueued: %v, want jobs.ErrUnknownKind", err)
 	}
@@ -131,7 +131,7 @@ func TestQueuedRefusesBadInput(t *testing.T) {
 func TestQueuedOptions(t *testing.T) {
 	ctx := context.Background()
 	b := jobstest.New()
-	c := jobs.NewClient(b)
+	c := jobstest.NewClient(t, b)
 	mail.HandleQueued(c, mailtest.New())
 	q := mail.NewQueued(mail.QueuedConfig{Client: c, Opts: jobs.EnqueueOpts{MaxAttempts: 3, Queue: "mail"}})
 	res, err := q.Enqueue(ctx, valid(), &jobs.EnqueueOpts{Priority: 2})

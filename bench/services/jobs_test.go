@@ -12,6 +12,7 @@ import (
 
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/jobs"
+	"github.com/plinth-go/plinth/jobs/jobstest"
 	riverjobs "github.com/plinth-go/plinth/jobs/riverjobs"
 )
 
@@ -39,7 +40,7 @@ func BenchmarkJobsSQLiteEnqueueInTx(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := jobs.NewClient(be)
+	c := jobstest.NewClient(b, be)
 	jobs.Handle(c, func(context.Context, *jobs.Job[noop]) error { return nil })
 	raw, err := river.NewClient(riversqlite.New(db.SQL()), &river.Config{Logger: quiet})
 	if err != nil {
@@ -88,7 +89,7 @@ func BenchmarkJobsSQLiteBatch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := jobs.NewClient(be)
+	c := jobstest.NewClient(b, be)
 	jobs.Handle(c, func(context.Context, *jobs.Job[noop]) error { return nil })
 	raw, err := river.NewClient(riversqlite.New(db.SQL()), &river.Config{Logger: quiet})
 	if err != nil {

@@ -30,7 +30,10 @@ func (mail) Kind() string { return "mail" }
 
 func main() {
 	b := jobstest.New()
-	c := jobs.NewClient(b)
+	c, err := jobs.NewClient(jobs.Config{Backend: b})
+	if err != nil {
+		panic(err)
+	}
 	jobs.Handle(c, func(ctx context.Context, j *jobs.Job[mail]) error {
 		if j.Args.To == "bounce" {
 			return jobs.Discard(errors.New("550 no such user"))
@@ -48,7 +51,7 @@ func main() {
 		panic(err)
 	}
 	app := plinth.New()
-	jobs.Attach(app, c, jobs.Config{})
+	c.Attach(app)
 	if err := app.Run(); err != nil {
 		panic(err)
 	}

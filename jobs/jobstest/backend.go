@@ -1,6 +1,6 @@
 // Package jobstest is an in-memory jobs.Backend for tests: it records
 // every enqueued job, runs them inline (Drain, RunAll) or with workers
-// like a real backend (through jobs.Attach), reports River's states
+// like a real backend (through jobs.Client.Attach), reports River's states
 // (available, scheduled, running, retryable, completed, discarded,
 // cancelled) from Job and List, honours the workers' control errors
 // (Cancel, Discard, Snooze) and attempts, and asserts what was enqueued
@@ -9,7 +9,7 @@
 // goroutine-safe, and keeps everything in memory: for tests only.
 //
 //	b := jobstest.New()
-//	c := jobs.NewClient(b)
+//	c := jobstest.NewClient(t, b)
 //	jobs.Handle(c, sendWelcome)
 //	... // the code under test enqueues
 //	jobstest.AssertEnqueued[Welcome](t, b, func(w Welcome) bool { return w.Email == "a@b.c" })

@@ -40,7 +40,7 @@ func setup(t *testing.T) (*jobs.Client, *jobstest.Backend, *clock, *atomic.Int64
 	b := jobstest.New()
 	clk := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	b.SetClock(clk.Now)
-	c := jobs.NewClient(b)
+	c := jobstest.NewClient(t, b)
 	var runs atomic.Int64
 	jobs.Handle(c, func(ctx context.Context, j *jobs.Job[task]) error {
 		runs.Add(1)
@@ -373,7 +373,7 @@ func (r *recorder) Fatalf(format string, args ...any) {
 // (available again, the error recorded).
 func TestWorkers(t *testing.T) {
 	b := jobstest.New()
-	c := jobs.NewClient(b)
+	c := jobstest.NewClient(t, b)
 	release := make(chan struct{})
 	started := make(chan int64, 10)
 	var completed atomic.Int64
@@ -429,7 +429,7 @@ func TestWorkers(t *testing.T) {
 // A stop whose soft deadline is not reached waits for the running job.
 func TestWorkersSoftStop(t *testing.T) {
 	b := jobstest.New()
-	c := jobs.NewClient(b)
+	c := jobstest.NewClient(t, b)
 	started := make(chan struct{})
 	jobs.Handle(c, func(ctx context.Context, j *jobs.Job[task]) error {
 		close(started)
@@ -455,7 +455,7 @@ func TestWorkersSoftStop(t *testing.T) {
 // Cancel of a running job cancels its context; it ends cancelled.
 func TestCancelRunning(t *testing.T) {
 	b := jobstest.New()
-	c := jobs.NewClient(b)
+	c := jobstest.NewClient(t, b)
 	started := make(chan struct{})
 	jobs.Handle(c, func(ctx context.Context, j *jobs.Job[task]) error {
 		close(started)
@@ -482,7 +482,7 @@ func TestCancelRunning(t *testing.T) {
 // (run with -race).
 func TestConcurrent(t *testing.T) {
 	b := jobstest.New()
-	c := jobs.NewClient(b)
+	c := jobstest.NewClient(t, b)
 	var runs atomic.Int64
 	jobs.Handle(c, func(ctx context.Context, j *jobs.Job[task]) error { runs.Add(1); return nil })
 	ctx := context.Background()
@@ -543,7 +543,7 @@ func TestInjectedErrors(t *testing.T) {
 // worker's late result is ignored.
 func TestWorkersAbandonedAtHardStop(t *testing.T) {
 	b := jobstest.New()
-	c := jobs.NewClient(b)
+	c := jobstest.NewClient(t, b)
 	started, release, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	jobs.Handle(c, func(ctx context.Context, j *jobs.Job[task]) error {
 		if j.Attempt == 1 {

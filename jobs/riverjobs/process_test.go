@@ -17,6 +17,7 @@ import (
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/jobs"
+	"github.com/plinth-go/plinth/jobs/jobstest"
 )
 
 // The subprocess tests run this test binary as a worker process (childEnv
@@ -81,13 +82,16 @@ func childMain(url string) int {
 	if err != nil {
 		return fail(err)
 	}
-	c := jobs.NewClient(b)
+	c, err := jobs.NewClient(jobs.Config{Backend: b, JobTimeout: timeout})
+	if err != nil {
+		return fail(err)
+	}
 	handleSleep(c, db, os.Stdout)
 	app := plinth.New()
 	app.Config.Addr = "127.0.0.1:0"
 	app.Config.ShutdownTimeout = grace
 	app.Config.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	jobs.Attach(app, c, jobs.Config{JobTimeout: timeout})
+	c.Attach(app)
 	app.OnStart(func(context.Context) error { fmt.Println("ready"); return nil })
 	if err := app.Run(); err != nil {
 		return fail(err)
@@ -200,7 +204,7 @@ func newProcessFixture(t *testing.T, url string) *processFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := jobs.NewClient(b)
+	c := jobstest.NewClient(t, b)
 	handleSleep(c, db, nil)
 	return &processFixture{url: url, db: db, backend: b, client: c}
 }

@@ -7,7 +7,8 @@
 //	db, _ := data.Open(ctx, data.Config{})
 //	if _, err := riverjobs.Migrate(ctx, db, migrations); err != nil { ... } // River's tables, then the app's
 //	backend, err := riverjobs.New(db, riverjobs.Config{})
-//	client := jobs.NewClient(backend)
+//	client, err := jobs.NewClient(jobs.Config{Backend: backend})
+//	client.Attach(app)
 //
 // Plinth sets River's defaults where River's own are unsafe for a web
 // deployment: a finite job timeout (JobTimeout; River's "no timeout" is
@@ -78,8 +79,8 @@ const (
 type Config struct {
 	// JobTimeout bounds one attempt of a job; its context is cancelled
 	// after it, and the attempt fails unless the worker returns first.
-	// Give it the value of jobs.Config.JobTimeout (jobs.Attach applies the
-	// same bound in jobs.Client.Work). Default DefaultJobTimeout, at most
+	// Give it the value of jobs.Config.JobTimeout (jobs.NewClient resolves
+	// it, and jobs.Client.Work applies the same bound). Default DefaultJobTimeout, at most
 	// jobs.MaxJobTimeout. PLINTH_JOB_TIMEOUT ("90s", "5m"), the variable
 	// jobs.Config reads, overrides it. New resolves it with
 	// jobs.ResolveJobTimeout, the parser and checks jobs.ResolveConfig
@@ -115,7 +116,7 @@ type Config struct {
 }
 
 // EnvNames returns the environment variables New reads, for
-// App.DeclareEnv: PLINTH_JOB_TIMEOUT, which jobs.Attach declares too.
+// App.DeclareEnv: PLINTH_JOB_TIMEOUT, which jobs.Client.Attach declares too.
 func EnvNames() []string { return []string{"PLINTH_JOB_TIMEOUT"} }
 
 // resolve applies the environment and the defaults, and checks. The job

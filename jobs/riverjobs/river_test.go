@@ -17,6 +17,7 @@ import (
 
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/jobs"
+	"github.com/plinth-go/plinth/jobs/jobstest"
 )
 
 // echoArgs is a job kind of the tests.
@@ -77,7 +78,7 @@ func newFixture(t *testing.T, url string, cfg Config) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{url: url, db: db, backend: b, client: jobs.NewClient(b), ran: map[int64][]int{}, started: make(chan int64, 16)}
+	f := &fixture{url: url, db: db, backend: b, client: jobstest.NewClient(t, b), ran: map[int64][]int{}, started: make(chan int64, 16)}
 	jobs.Handle(f.client, func(ctx context.Context, j *jobs.Job[echoArgs]) error {
 		f.record(j.ID, j.Attempt)
 		return nil

@@ -17,7 +17,7 @@ func queued(t *testing.T, s *smtptest.Server) (*jobstest.Backend, *jobs.Client, 
 	t.Helper()
 	m := newMailer(t, s, smtpmail.STARTTLS, "", "")
 	b := jobstest.New()
-	c := jobs.NewClient(b)
+	c := jobstest.NewClient(t, b)
 	mail.HandleQueued(c, m)
 	return b, c, mail.NewQueued(mail.QueuedConfig{Client: c})
 }

@@ -126,7 +126,10 @@ func openEnv(ctx context.Context, name, url string) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := jobs.NewClient(b)
+	c, err := jobs.NewClient(jobs.Config{Backend: b})
+	if err != nil {
+		return nil, err
+	}
 	jobs.Handle(c, func(context.Context, *jobs.Job[noopArgs]) error { return nil })
 	e := &env{name: name, url: url, db: db, backend: b, client: c}
 	if db.Dialect() == data.Postgres {
@@ -553,7 +556,10 @@ func measureKill(ctx context.Context, e *env) (took, bound time.Duration, err er
 	if _, err := e.db.SQL().ExecContext(ctx, "DELETE FROM river_job"); err != nil {
 		return 0, 0, err
 	}
-	c := jobs.NewClient(e.backend)
+	c, err := jobs.NewClient(jobs.Config{Backend: e.backend})
+	if err != nil {
+		return 0, 0, err
+	}
 	jobs.Handle(c, func(context.Context, *jobs.Job[sleepArgs]) error { return nil })
 	self, err := os.Executable()
 	if err != nil {
@@ -653,7 +659,11 @@ func childMain(url string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	c := jobs.NewClient(b)
+	c, err := jobs.NewClient(jobs.Config{Backend: b})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
 	jobs.Handle(c, func(ctx context.Context, j *jobs.Job[sleepArgs]) error {
 		fmt.Printf("started %d %d\n", j.ID, j.Attempt)
 		select {
