@@ -1,28 +1,42 @@
-// Command report regenerates BENCHMARKS.md at the repository's root from the
-// newest results file of each kind in bench/results/ (newest by the date in
-// the name):
+// Command report regenerates BENCHMARKS.md at the repository's root: a
+// one-page summary of the headline ratios, each section linking to its
+// full results file and naming the command that regenerates it. It reads
+// the newest results file of each kind in bench/results/ (newest by the
+// date in the name):
 //
-//	inprocess-<date>.txt   in-process ns/op and allocs/op (run-inprocess.sh)
+//	inprocess-<date>.txt   in-process ns/op and allocs/op (run-inprocess.sh; linked: the .md beside it)
 //	allocs-<date>.md       allocations and bytes per request (cmd/alloc-count)
-//	http-<date>.json       real HTTP req/s, latency, CPU, RSS (run-http.sh)
+//	http-<date>.json       real HTTP req/s, latency, CPU, RSS (run-http.sh; linked: the .md beside it)
 //	http-wrk-<date>.json   the same loaded by wrk (TOOL=wrk run-http.sh), the cross-check
 //	latency-<date>.json    single-connection latency (run-latency.sh)
 //	layer-skip-<date>.md   the default layer part by part (run-layer-skip.sh)
 //	instr-<date>.md        instructions per request over real HTTP, callgrind (run-instr.sh)
 //	nethttp-headers-<date>.md  net/http alone, instructions per request by header lines (instr-gate.sh -measure)
 //	validated-json-<date>.txt  typed handlers against huma, gin and echo (its first line is its command)
-//	tfb-<date>.md          the TechEmpower tests against go-std, fiber and gin (tfb/run.sh)
-//	pool-modes-<date>.md   the TFB server's database pool modes (tfb/run-pool-modes.sh)
 //	modules-<date>.txt     the module package per request and at startup (go test -bench Module)
 //	web-sessions-<date>.txt    sessions and CSRF against scs, gorilla and nosurf (run-web-sessions.sh)
+//	fullstack-<date>.txt   the full production stack in process (go test -bench FullStack)
+//	http-fullstack-<date>.json the same over real HTTP (run-http.sh)
+//	tfb-<date>.md          the TechEmpower tests against go-std, fiber and gin (tfb/run.sh)
+//	pool-modes-<date>.md   the TFB server's database pool modes (tfb/run-pool-modes.sh)
+//	engine-<date>.md       Plinth's HTTP/1.1 engine beside net/http and fasthttp (run-engine.sh)
+//	tfb-engine-<date>.md   the TechEmpower tests on Plinth's engine (tfb/run.sh)
+//	compile-<date>.md      build time, vet, binary size and modules of the minimal and api apps (compile/run.sh)
 //	laravel-<date>.md      the whole site against gin and Laravel on PHP-FPM (laravel/run.sh)
 //	jobs-enqueue-<date>.md the jobs core's enqueue path beside json.Marshal (run-jobs.sh)
-//	jobs-<date>.md         jobs/river beside raw River and pgbench (services/cmd/jobs-bench)
+//	jobs-<date>.md         jobs/riverjobs beside raw River and pgbench (services/cmd/jobs-bench)
 //	mail-<date>.md         mail render and send beside raw go-mail (services/run-mail.sh)
-//	compile-<date>.md      build time, vet, binary size and modules of the minimal and api apps (compile/run.sh)
 //	cache-<date>.md        cache hits beside golang-lru and otter, the stampede, Redis beside go-redis (services/run-cache.sh)
 //
-// Each table says the command that produced its file. Usage, from bench/:
+// and the newest of each kind in bench/realtime/results/:
+//
+//	ws-instr-<date>.txt    server instructions per echoed WebSocket message (realtime/run-ws-instr.sh)
+//	ws-idle-<date>.txt     memory per idle WebSocket connection (realtime/run-ws-idle.sh)
+//	ws-echo-<date>.txt     WebSocket echo rounds over loopback (realtime/run-ws-echo.sh)
+//	sse-<date>.md          server-sent events: send, fan-out, memory per stream
+//
+// Every figure of the summary is read or computed from those files: none is
+// typed in. Usage, from bench/:
 //
 //	go run ./cmd/report                 # writes ../BENCHMARKS.md
 //	go run ./cmd/report -o - | less     # standard output
@@ -46,6 +60,7 @@ import (
 
 func main() {
 	dir := flag.String("results", "results", "the results directory")
+	rt := flag.String("realtime", "realtime/results", "the real-time results directory")
 	out := flag.String("o", "../BENCHMARKS.md", "output file, - for standard output")
 	flag.Parse()
 	var w io.Writer = os.Stdout
@@ -58,7 +73,7 @@ func main() {
 		w = f
 	}
 	bw := bufio.NewWriter(w)
-	if err := write(bw, *dir); err != nil {
+	if err := write(bw, *dir, *rt); err != nil {
 		fail(err)
 	}
 	if err := bw.Flush(); err != nil {
@@ -77,7 +92,7 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|web-sessions|tfb-engine|tfb|pool-modes|engine|compile|laravel|jobs-enqueue|jobs|mail|cache)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
+var datedName = regexp.MustCompile(`^(inprocess|allocs|http-fullstack|http-wrk|http|latency|fullstack|layer-skip|instr|nethttp-headers|validated-json|modules|web-sessions|tfb-engine|tfb|pool-modes|engine|compile|laravel|jobs-enqueue|jobs|mail|cache|ws-instr-detached|ws-instr|ws-idle|ws-echo-inprocess|ws-echo|ws|sse)-(\d{4}-\d{2}-\d{2}[^.]*)\.(txt|md|json)$`)
 
 // latest returns the newest file of a kind and extension, "" when none.
 func latest(dir, kind, ext string) (string, error) {
@@ -104,383 +119,106 @@ func latest(dir, kind, ext string) (string, error) {
 const engineTFBCommand = `cd bench/tfb && IMPLS="plinth-fast plinth go-std fiber" TESTS="json plaintext" ` +
 	`TITLE="TechEmpower benchmark on Plinth's engine" OUT=../results/tfb-engine-$(date -u +%F) ./run.sh`
 
-func write(w io.Writer, dir string) error {
-	fmt.Fprint(w, `# Benchmarks
+const intro = `# Benchmarks
 
-Generated by `+"`cd bench && go run ./cmd/report`"+` from the newest files in `+"`bench/results/`"+`; do not edit by hand.
-Every table names the command that produced its file; run it again to reproduce the table (within noise).
+Generated by ` + "`cd bench && go run ./cmd/report`" + ` from the newest files in ` + "`bench/results/`" + `; do not edit by hand.
+Each section gives a few headline ratios from one results file. The link opens the full results, and the command
+reruns them. Every figure below is read from that file.
 
-Caveats, for every table below:
+Read the figures with three caveats:
 
-- Unless a table says otherwise, the figures come from a shared 2-core virtual machine. Other tenants add
-  noise of ±20 % and more between runs; each figure is a median of several runs that alternate frameworks.
-- Compare the ratios to net/http within one table, not totals across tables, machines or dates.
-- In the real-HTTP tables the client and the server share the machine's 2 cores over loopback (pinned to
-  disjoint CPUs): absolute req/s is what one core of server does against one core of client, not a capacity.
-- In-process figures leave out the network and net/http's connection handling: they measure routing, the
-  middleware and the handler only.
+- Most come from a shared 2-core virtual machine, where other tenants add noise of ±20 % and more between runs.
+  Each figure is a median of several runs that alternate frameworks.
+- Compare ratios within one section, not totals across sections, machines or dates.
+- A ratio below 1× means Plinth takes less time (or fewer instructions, bytes or allocations); for req/s, msgs/s
+  and jobs/s, a ratio above 1× means Plinth serves more.
 
-`)
-	sections := []func(io.Writer, string) error{inProcess, allocs, httpSection("http", false), httpSection("http-wrk", false), httpSection("latency", true), layerSkip, instructions, netHTTPHeaders, validatedJSON, modules, webSessions, fullStack, httpSection("http-fullstack", false), copied("tfb", "TechEmpower benchmark", "cd bench/tfb && ./run.sh"), copied("pool-modes", "Plinth TFB server: pool modes", "cd bench/tfb && ./run-pool-modes.sh"),
-		copied("engine", "Plinth's engine (issue 26)", "bench/run-engine.sh"),
-		copied("tfb-engine", "TechEmpower benchmark on Plinth's engine", engineTFBCommand), compile,
-		copied("laravel", "Whole site: Plinth, gin and Laravel on PHP-FPM", "bench/laravel/run.sh"),
-		copied("jobs-enqueue", "Jobs: the enqueue path", "bench/run-jobs.sh"),
-		copied("jobs", "Jobs: jobs/river beside raw River", "cd bench/services && go run ./cmd/jobs-bench -o ../results/jobs-$(date -u +%F).md"),
-		copied("mail", "Mail: render and send, beside raw go-mail", "bench/services/run-mail.sh"),
-		copied("cache", "Cache (issue 30)", "PLINTH_TEST_REDIS=redis://127.0.0.1:6379/0 bench/services/run-cache.sh")}
-	for _, s := range sections {
-		if err := s(w, dir); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+[docs/performance.md](docs/performance.md) explains what each benchmark measures and how.
 
-// inProcess renders the newest inprocess-*.txt: median ns/op and allocs/op
-// per scenario and framework, with plinth's and plinth-new's ratio to std.
-func inProcess(w io.Writer, dir string) error {
-	file, err := latest(dir, "inprocess", "txt")
-	if err != nil || file == "" {
-		fmt.Fprintf(w, "## In process\n\nNo results yet: run `bench/run-inprocess.sh 10`.\n\n")
-		return err
-	}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	type cell struct{ sc, fw string }
-	ns := map[cell][]float64{}
-	al := map[cell][]float64{}
-	cfg := map[string]string{}
-	var scenarios, frameworks []string
-	for _, line := range strings.Split(string(raw), "\n") {
-		if k, v, ok := strings.Cut(line, ": "); ok && !strings.HasPrefix(line, "Benchmark") {
-			if _, seen := cfg[k]; !seen {
-				cfg[k] = strings.TrimSpace(v)
-			}
-			continue
-		}
-		f := strings.Fields(line)
-		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
-			continue
-		}
-		name, fw, ok := strings.Cut(strings.TrimPrefix(f[0], "Benchmark"), "/")
-		if !ok {
-			continue
-		}
-		if i := strings.LastIndexByte(fw, '-'); i > 0 { // -GOMAXPROCS suffix
-			if _, err := strconv.Atoi(fw[i+1:]); err == nil && !slices.Contains(httpserve.Frameworks, fw) {
-				fw = fw[:i]
-			}
-		}
-		sc := kebab(name)
-		c := cell{sc, fw}
-		for i := 2; i+1 < len(f); i += 2 {
-			v, err := strconv.ParseFloat(f[i], 64)
-			if err != nil {
-				continue
-			}
-			switch f[i+1] {
-			case "ns/op":
-				ns[c] = append(ns[c], v)
-			case "allocs/op":
-				al[c] = append(al[c], v)
-			}
-		}
-		if !slices.Contains(scenarios, sc) {
-			scenarios = append(scenarios, sc)
-		}
-		if !slices.Contains(frameworks, fw) {
-			frameworks = append(frameworks, fw)
-		}
-	}
-	cmd := "bench/run-inprocess.sh " + cfg["count"]
-	if bt := cfg["benchtime"]; bt != "" && bt != "1s" {
-		cmd = "BENCHTIME=" + bt + " " + cmd
-	}
-	fmt.Fprintf(w, "## In process: ns/op (allocs/op)\n\nFrom `%s`, produced by `%s` (commit %s, %s, %s, %s CPUs, %s).\n",
-		filepath.Base(file), cmd, cfg["commit"], cfg["go"], cfg["cpu-model"], cfg["nproc"], cfg["pinned"])
-	fmt.Fprintf(w, "Median of %s runs; GOMAXPROCS=1. One op serves every request of the scenario (the whole table for github-*).\n\n", cfg["count"])
-	fmt.Fprint(w, "| scenario |")
-	for _, fw := range frameworks {
-		fmt.Fprintf(w, " %s |", fw)
-	}
-	fmt.Fprintln(w, " plinth / std | plinth-new / std |")
-	fmt.Fprint(w, "|---|")
-	for range frameworks {
-		fmt.Fprint(w, "---:|")
-	}
-	fmt.Fprintln(w, "---:|---:|")
-	med := func(c cell) float64 { return results.Median(ns[c]) }
-	for _, sc := range scenarios {
-		fmt.Fprintf(w, "| %s |", sc)
-		for _, fw := range frameworks {
-			c := cell{sc, fw}
-			if len(ns[c]) == 0 {
-				fmt.Fprint(w, " – |")
-				continue
-			}
-			fmt.Fprintf(w, " %s (%s) |", thousands(med(c)), trim(results.Median(al[c])))
-		}
-		for _, fw := range []string{"plinth", "plinth-new"} {
-			p, s := med(cell{sc, fw}), med(cell{sc, "std"})
-			if p == 0 || s == 0 {
-				fmt.Fprint(w, " – |")
-			} else {
-				fmt.Fprintf(w, " %.2f |", p/s)
-			}
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "\nThe full report (fastest and median runs, spread, B/op) is `bench/results/%s`.\n\n",
-		strings.TrimSuffix(filepath.Base(file), ".txt")+".md")
-	return nil
-}
+`
 
-// allocs copies the newest allocs-*.md table.
-func allocs(w io.Writer, dir string) error {
-	file, err := latest(dir, "allocs", "md")
-	if err != nil || file == "" {
-		fmt.Fprintf(w, "## Allocations per request\n\nNo results yet: run `cd bench && go run ./cmd/alloc-count > results/allocs-$(date -u +%%F).md`.\n\n")
-		return err
+// write renders the summary: the newest results of each kind in dir and,
+// for WebSocket and SSE, in rt.
+func write(w io.Writer, dir, rt string) error {
+	fmt.Fprint(w, intro)
+	sections := []func(string) (section, error){
+		inProcess, allocs, httpSection("http"), httpSection("http-wrk"), httpSection("latency"),
+		layerSkip, instructions, netHTTPHeaders, validatedJSON, modules, webSessions,
+		fullStack, httpSection("http-fullstack"), tfb, poolModes, engine, tfbEngine, compile,
 	}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	cmd := "bench/cmd/alloc-count"
-	if m := regexp.MustCompile("Generated by `([^`]+)`").FindSubmatch(raw); m != nil {
-		cmd = string(m[1])
-	}
-	fmt.Fprintf(w, "## Allocations per request\n\nFrom `%s`, produced by `%s`: allocations / bytes per request, in process, exact\n", filepath.Base(file), cmd)
-	fmt.Fprintf(w, "counts (bytes may vary slightly). Plinth's are gated in CI by `bench/budgets.json` (`TestAllocBudgets`).\n\n")
-	for _, line := range strings.Split(string(raw), "\n") {
-		if strings.HasPrefix(line, "|") {
-			fmt.Fprintln(w, line)
-		}
-	}
-	fmt.Fprintln(w)
-	return nil
-}
-
-func httpSection(kind string, latency bool) func(io.Writer, string) error {
-	return func(w io.Writer, dir string) error {
-		title := "Real HTTP"
-		script := "bench/run-http.sh 3 5 64 0 1"
-		switch {
-		case latency:
-			title, script = "Real HTTP, one connection (latency)", "bench/run-latency.sh 3 5 0 1"
-		case kind == "http-wrk":
-			title, script = "Real HTTP, loaded by wrk (cross-check)", "TOOL=wrk bench/run-http.sh 3 5 64 0 1"
-		case kind == "http-fullstack":
-			title, script = "Real HTTP: full production stack", `SCENARIOS=fullstack FRAMEWORKS="plinth-new chi gin echo" bench/run-http.sh 3 5 64 0 1`
-		}
-		file, err := latest(dir, kind, "json")
-		if err != nil || file == "" {
-			fmt.Fprintf(w, "## %s\n\nNo results yet: run `%s`.\n\n", title, script)
-			return err
-		}
-		rep, err := results.ReadHTTPReport(file)
+	for _, f := range sections {
+		s, err := f(dir)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "## %s\n\nFrom `%s`, produced by `%s` (commit %s, %s, %s, kernel %s).\n",
-			title, filepath.Base(file), rep.MetaValue("command"), rep.MetaValue("commit"), rep.MetaValue("go"), rep.MetaValue("cpu"), rep.MetaValue("kernel"))
-		fmt.Fprintf(w, "Server: %s. Load: %s.\n\n", rep.MetaValue("server"), rep.MetaValue("load"))
-		results.WriteHTTPTable(w, rep, latency)
-		if kind == "http-fullstack" {
-			fmt.Fprint(w, `
-Medians over the runs, GET /accounts/42 with Accept-Encoding: gzip through each framework's full stack (see the
-in-process table above; plinth-new is served by App.Run with its limits, the others by the zero-value
-http.Server). Server CPU µs/req is the figure least moved by noise that takes the server's core away.
-
-`)
-			return nil
-		}
-		fmt.Fprint(w, `
-Medians over the runs. "vs std-limits" is the fair ratio for plinth: net/http given the limits Plinth's App.Run
-applies by default (header read and idle timeouts, header and body size, connection cap). For plinth-new compare
-with std-defaults too: std-limits plus, written by hand, the work of New's default layer (recovery, request ID,
-helmet's headers, the timeout). Most of plinth-new's distance to std-limits is those headers, which net/http
-serialises line by line on every response (see docs/performance.md and the instruction counts below).
-Latency is closed-loop: service time under that concurrency, queueing included, not user latency under open-loop
-arrivals. Server CPU is user+system over the measured window in % of one core, CPU µs/req that time per request
-(less moved than req/s by noise that takes the server's core away); RSS is the peak (VmHWM).
-
-`)
-		return nil
+		s.render(w)
 	}
-}
-
-// layerSkip copies the newest layer-skip-*.md table.
-func layerSkip(w io.Writer, dir string) error {
-	file, err := latest(dir, "layer-skip", "md")
-	if err != nil || file == "" {
-		fmt.Fprintf(w, "## The default layer, part by part\n\nNo results yet: run `bench/run-layer-skip.sh 5 5`.\n\n")
-		return err
-	}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	cmd := "bench/run-layer-skip.sh"
-	if m := regexp.MustCompile("Generated by `([^`]+)`").FindSubmatch(raw); m != nil {
-		cmd = string(m[1])
-	}
-	fmt.Fprintf(w, "## The default layer, part by part\n\nFrom `%s`, produced by `%s`: plinth.New() on the minimal route with\n", filepath.Base(file), cmd)
-	fmt.Fprintf(w, "PLINTH_SKIP_MIDDLEWARE naming the layers left out.\n\n")
-	for _, line := range strings.Split(string(raw), "\n") {
-		if strings.HasPrefix(line, "|") && !strings.HasPrefix(line, "| run |") && !isMetaRow(line) {
-			fmt.Fprintln(w, line)
-		}
-	}
-	fmt.Fprintln(w)
-	return nil
-}
-
-// instructions copies the newest instr-*.md (its text names its command).
-func instructions(w io.Writer, dir string) error {
-	file, err := latest(dir, "instr", "md")
-	if err != nil || file == "" {
-		fmt.Fprintf(w, "## Instructions per request over real HTTP\n\nNo results yet: run `bench/run-instr.sh 20000 minimal`.\n\n")
-		return err
-	}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	body := strings.TrimSpace(string(raw))
-	body = strings.TrimPrefix(body, "# ")
-	fmt.Fprintf(w, "## %s\n\nFrom `%s`. Instruction counts agree within a percent or two from run to run, whatever else the machine does:\n", firstLine(body), filepath.Base(file))
-	fmt.Fprintf(w, "the low-noise cross-check of the req/s tables.\n\n%s\n\n", afterFirstLine(body))
-	return nil
-}
-
-// netHTTPHeaders copies the newest nethttp-headers-*.md (its text names its
-// command).
-func netHTTPHeaders(w io.Writer, dir string) error {
-	file, err := latest(dir, "nethttp-headers", "md")
-	if err != nil || file == "" {
-		fmt.Fprintf(w, "## What net/http costs per response header line\n\nNo results yet: run "+
-			"`bench/instr-gate.sh -measure -frameworks std -scenarios headers-0,headers-4,headers-10 -md results/nethttp-headers-$(date -u +%%F).md`.\n\n")
-		return err
-	}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	body := strings.TrimPrefix(strings.TrimSpace(string(raw)), "# ")
-	fmt.Fprintf(w, "## %s\n\nFrom `%s`.\n\n%s\n\n", firstLine(body), filepath.Base(file), afterFirstLine(body))
-	return nil
-}
-
-// copied returns the section that copies the newest KIND-*.md, whose text
-// names its command, under its own title; with none it says what to run.
-func copied(kind, title, command string) func(io.Writer, string) error {
-	return func(w io.Writer, dir string) error {
-		file, err := latest(dir, kind, "md")
-		if err != nil || file == "" {
-			fmt.Fprintf(w, "## %s\n\nNo results yet: run `%s`.\n\n", title, command)
-			return err
-		}
-		raw, err := os.ReadFile(file)
+	for _, f := range []func(string) (section, error){sse, websocket} {
+		s, err := f(rt)
 		if err != nil {
 			return err
 		}
-		body := strings.TrimPrefix(strings.TrimSpace(string(raw)), "# ")
-		fmt.Fprintf(w, "## %s\n\nFrom `%s`.\n\n%s\n\n", firstLine(body), filepath.Base(file), afterFirstLine(body))
-		return nil
+		s.render(w)
 	}
-}
-
-// compile copies the newest compile-*.md (bench/cmd/compile-bench) up to
-// its figures of every run, which stay in the file.
-func compile(w io.Writer, dir string) error {
-	file, err := latest(dir, "compile", "md")
-	if err != nil || file == "" {
-		fmt.Fprintf(w, "## Build time and binary size\n\nNo results yet: run `bench/compile/run.sh`.\n\n")
-		return err
+	for _, f := range []func(string) (section, error){laravel, jobsEnqueue, jobs, mail, cache} {
+		s, err := f(dir)
+		if err != nil {
+			return err
+		}
+		s.render(w)
 	}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	body := strings.TrimPrefix(strings.TrimSpace(string(raw)), "# ")
-	if i := strings.Index(body, "\n## Every run"); i >= 0 {
-		body = strings.TrimSpace(body[:i])
-	}
-	fmt.Fprintf(w, "## %s\n\nFrom `%s` (every run's figures are in the file).\n\n%s\n\n", firstLine(body), filepath.Base(file), afterFirstLine(body))
 	return nil
 }
 
-// fullStack summarises the newest fullstack-*.txt.
-func fullStack(w io.Writer, dir string) error {
-	return goBench(w, dir, "fullstack", "Full production stack",
-		"run `cd bench && go test -run '^$' -bench FullStack -benchmem -count=5 -benchtime=300ms .` into results/fullstack-<date>.txt",
-		"GET /accounts/42 with\nAccept-Encoding: gzip behind request ID, access log (JSON or text to a discarding writer), a Prometheus\n"+
-			"request-duration histogram by route, OpenTelemetry tracing sampled at 10% through a batch processor to a\n"+
-			"discarding exporter, gzip and a concurrency limit of 1024, each framework with its usual middlewares\n"+
-			"(bench/internal/fullstack; Plinth on plinth.New(), whose default layer adds recovery, security headers and\n"+
-			"a timeout).")
+// goBenchRun is a file of `go test -bench` output: its command and the
+// runs of each benchmark, in the order of their first appearance.
+type goBenchRun struct {
+	command string
+	cfg     map[string]string // "key: value" lines before the benchmarks
+	order   []string
+	ns      map[string][]float64
+	b       map[string][]float64
+	allocs  map[string][]float64
 }
 
-// validatedJSON summarises the newest validated-json-*.txt.
-func validatedJSON(w io.Writer, dir string) error {
-	return goBench(w, dir, "validated-json", "Typed handlers: validated-json", "see docs/api.md",
-		"POST of a 5-field JSON body, validated,\nanswered 201 with JSON (Validator: the validator alone on the same struct).")
-}
+// median returns the median of a benchmark's ns/op, 0 when it has none.
+func (r *goBenchRun) median(name string) float64 { return results.Median(r.ns[name]) }
 
-// modules summarises the newest modules-*.txt.
-func modules(w io.Writer, dir string) error {
-	return goBench(w, dir, "modules", "Modules: per request and at startup", "see docs/modules.md",
-		"Route: GET /items/{id} through a module, its guard,\n"+
-			"interceptor and controller; Direct: the same handler, guard and interceptor on the App; Fx and Do: the same\n"+
-			"App wired by uber-go/fx and samber/do; Startup1000: declaring and building 1,000 providers in a deep graph.")
-}
-
-// goBench summarises the newest KIND-*.txt of `go test -bench` output: the
-// median ns/op, B/op and allocs/op of each benchmark. The command is the
-// file's "command: " line or its first line as a "# " comment.
-func goBench(w io.Writer, dir, kind, title, missing, intro string) error {
-	file, err := latest(dir, kind, "txt")
-	if err != nil || file == "" {
-		fmt.Fprintf(w, "## %s\n\nNo results yet (%s).\n\n", title, missing)
-		return err
-	}
+// readGoBench reads `go test -bench` output. The command is the file's
+// "command: " line, or its first line as a "# " comment. A -GOMAXPROCS
+// suffix is dropped from the names, except where it is part of a framework
+// name (httpserve.Frameworks).
+func readGoBench(file string) (*goBenchRun, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
-	type agg struct{ ns, b, allocs []float64 }
-	var order []string
-	rows := map[string]*agg{}
-	command := ""
+	r := &goBenchRun{cfg: map[string]string{}, ns: map[string][]float64{}, b: map[string][]float64{}, allocs: map[string][]float64{}}
 	sc := bufio.NewScanner(f)
 	for first := true; sc.Scan(); first = false {
 		line := sc.Text()
-		if c, ok := strings.CutPrefix(line, "command: "); ok {
-			command = c
-		}
 		if c, ok := strings.CutPrefix(line, "# "); ok && first {
-			command = c
+			r.command = c
+			continue
 		}
 		fields := strings.Fields(line)
-		if len(fields) < 8 || !strings.HasPrefix(fields[0], "Benchmark") {
+		if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") {
+			if k, v, ok := strings.Cut(line, ": "); ok && !strings.Contains(k, " ") {
+				if _, seen := r.cfg[k]; !seen {
+					r.cfg[k] = strings.TrimSpace(v)
+				}
+			}
 			continue
 		}
 		name := strings.TrimPrefix(fields[0], "Benchmark")
 		if i := strings.LastIndexByte(name, '-'); i > 0 {
-			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil && !slices.Contains(httpserve.Frameworks, name[strings.LastIndexByte(name, '/')+1:]) {
 				name = name[:i]
 			}
 		}
-		a := rows[name]
-		if a == nil {
-			a = &agg{}
-			rows[name] = a
-			order = append(order, name)
+		if _, seen := r.ns[name]; !seen {
+			r.order = append(r.order, name)
 		}
 		for i := 2; i+1 < len(fields); i += 2 {
 			v, err := strconv.ParseFloat(fields[i], 64)
@@ -489,87 +227,21 @@ func goBench(w io.Writer, dir, kind, title, missing, intro string) error {
 			}
 			switch fields[i+1] {
 			case "ns/op":
-				a.ns = append(a.ns, v)
+				r.ns[name] = append(r.ns[name], v)
 			case "B/op":
-				a.b = append(a.b, v)
+				r.b[name] = append(r.b[name], v)
 			case "allocs/op":
-				a.allocs = append(a.allocs, v)
+				r.allocs[name] = append(r.allocs[name], v)
 			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return err
+	if r.command == "" {
+		r.command = r.cfg["command"]
 	}
-	fmt.Fprintf(w, "## %s\n\nFrom `%s`, produced by `%s`. %s Median of the runs.\n\n", title, filepath.Base(file), command, intro)
-	fmt.Fprintf(w, "| benchmark | median ns/op | B/op | allocs/op |\n|---|---:|---:|---:|\n")
-	for _, name := range order {
-		a := rows[name]
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", name, thousands(results.Median(a.ns)), trim(results.Median(a.b)), trim(results.Median(a.allocs)))
-	}
-	fmt.Fprintln(w)
-	return nil
+	return r, sc.Err()
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
-func afterFirstLine(s string) string {
-	_, rest, _ := strings.Cut(s, "\n")
-	return strings.TrimSpace(rest)
-}
-
-// isMetaRow tells the run description rows of a layer-skip file from its table.
-func isMetaRow(line string) bool {
-	for _, k := range []string{"| date |", "| commit |", "| go |", "| kernel |", "| cpu |", "| in process |", "| real HTTP |"} {
-		if strings.HasPrefix(line, k) {
-			return true
-		}
-	}
-	return line == "|---|---|"
-}
-
-// kebab turns a benchmark name into a scenario name: GithubAll -> github-all.
-func kebab(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if 'A' <= r && r <= 'Z' {
-			if i > 0 {
-				b.WriteByte('-')
-			}
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
-	}
-	out := b.String()
-	switch out { // acronyms
-	case "j-s-o-n":
-		return "json"
-	case "routes50":
-		return "routes-50"
-	}
-	return out
-}
-
-func thousands(v float64) string {
-	s := strconv.FormatFloat(v, 'f', 0, 64)
-	if v < 10 {
-		s = strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	if len(s) <= 3 || strings.Contains(s, ".") {
-		return s
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
+// trim formats a count: no decimals when it is whole, else two.
 func trim(v float64) string {
 	if v == float64(int64(v)) {
 		return strconv.FormatInt(int64(v), 10)
