@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // discardWriter is a ResponseWriter that allocates nothing, so that
@@ -23,7 +24,7 @@ func (w *discardWriter) WriteHeader(int)                   {}
 // TestAllocationBudgets pins the allocations per request of the hot paths.
 // They are exact and deterministic; raising one is a deliberate decision.
 func TestAllocationBudgets(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race; `go test ./...` checks them")
 	}
 	type account struct {
@@ -126,7 +127,7 @@ func TestAllocationBudgets(t *testing.T) {
 // context is made only for handlers that ask for the request
 // (TestTimeoutDeadlineEverywhere). The issue's ceiling is 3.
 func TestDefaultStackAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	hello := func(c *plinth.Ctx) error { return c.Text(200, "Hello, World!") }

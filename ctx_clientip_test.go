@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // clientApp answers with ClientIP and Secure, behind the given proxies.
@@ -153,7 +154,7 @@ func TestTrustedProxiesEnv(t *testing.T) {
 }
 
 func TestClientIPAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	app := plinth.Bare()

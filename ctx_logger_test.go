@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // ctxSeen records the context each record was handled with.
@@ -81,7 +82,7 @@ func TestCtxLogger(t *testing.T) {
 // A record below the level costs no allocation; neither does making the
 // logger.
 func TestCtxLoggerDisabledAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	app := plinth.Bare()

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // A Send allocates nothing: the event is formatted into the stream's
 // buffer, written and flushed through the server's writer.
 func TestSSESendAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	app := plinth.New()

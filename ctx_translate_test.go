@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // upper is a Translator for the tests: the key in capitals, the language
@@ -56,7 +57,7 @@ func TestCtxTranslate(t *testing.T) {
 // TestCtxTranslateAllocations: installing a pointer Translator and asking
 // for a key costs nothing beyond what the Translator itself allocates.
 func TestCtxTranslateAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	tr := &fixed{}

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"testing"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // TestRequestIDAllocations counts what generated request IDs cost exactly:
@@ -12,7 +14,7 @@ import (
 // handler, on a Ctx that stays in its pool (GOMAXPROCS 1, no collection in
 // between).
 func TestRequestIDAllocations(t *testing.T) {
-	if engineTestRace { // the race detector is on
+	if racetest.Enabled { // the race detector is on
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	app := New()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 var fourHeaders = plinth.SecurityHeaders{
@@ -108,7 +109,7 @@ func TestNestedTimeouts(t *testing.T) {
 }
 
 func TestStandaloneLayerAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	hello := func(c *plinth.Ctx) error { return c.Text(200, "Hello, World!") }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/middleware"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // TestProblemWriterEveryPath checks that App.ProblemWriter replaces the JSON
@@ -90,7 +91,7 @@ func TestProblemWriterFallsBackToJSON(t *testing.T) {
 		rec.Body.String() != `{"type":"about:blank","title":"Not Found","status":404}`+"\n" {
 		t.Fatalf("%d %v %q", rec.Code, rec.Header(), rec.Body)
 	}
-	if raceEnabled {
+	if racetest.Enabled {
 		return
 	}
 	req := httptest.NewRequest("GET", "/nowhere", nil)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // refusalAllowed lists the cases where the engine may refuse what net/http
@@ -473,7 +475,7 @@ func runDifferential(t *testing.T, cases []diffCase, configure func(*Config), al
 	results := make([]pair, len(cases))
 	var wg sync.WaitGroup
 	parallel := 16
-	if engineTestRace {
+	if racetest.Enabled {
 		parallel = 4
 	}
 	sem := make(chan struct{}, parallel)

@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // The in-place upgrade is tested from outside, as an operator sees it: a
@@ -63,7 +65,7 @@ func buildUpgradeApp(t *testing.T, version, dst string) {
 		}
 		src = filepath.Join(dir, "app-"+version)
 		args := []string{"build", "-ldflags", "-X main.version=" + version, "-o", src}
-		if raceEnabled {
+		if racetest.Enabled {
 			args = append(args, "-race") // the upgrade's own code runs in the app
 		}
 		out, err := exec.Command("go", append(args, "./testdata/upgradeapp")...).CombinedOutput()

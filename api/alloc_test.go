@@ -9,6 +9,7 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/api"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // User is the 5-field validated body of the validated-json scenario.
@@ -85,7 +86,7 @@ func (r *resettableRecorder) Write(b []byte) (int, error) {
 }
 
 func TestAllocationBudgets(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts differ under -race")
 	}
 	for _, allowUnknown := range []bool{false, true} {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth/bench/internal/suite"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // TestAllocBudgets fails when Plinth allocates more per request, in any
@@ -21,7 +22,7 @@ import (
 // flake; it is skipped under -race, which changes escape analysis and makes
 // sync.Pool drop items (.ci/run runs it without -race).
 func TestAllocBudgets(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race; .ci/run runs this test without it")
 	}
 	budgets, err := readBudgets("budgets.json")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/module"
+	"github.com/plinth-go/plinth/racetest"
 	"github.com/samber/do/v2"
 	"go.uber.org/fx"
 )
@@ -153,7 +154,7 @@ func TestModuleAppsAgree(t *testing.T) {
 		if rec.Code != http.StatusOK || rec.Body.String() != "pong" {
 			t.Errorf("%s: %d %q", a.name, rec.Code, rec.Body.String())
 		}
-		if raceEnabled {
+		if racetest.Enabled {
 			continue // allocation counts mean nothing under -race; the plain run checks them
 		}
 		allocs := testing.AllocsPerRun(200, func() {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // captureHandler keeps every record at or above its level.
@@ -365,7 +366,7 @@ func (h nopHandler) WithGroup(string) slog.Handler           { return h }
 // attributes (1), plus what the handler allocates (slog.JSONHandler to
 // io.Discard: nothing more, its buffers are pooled).
 func TestAccessLogAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	for _, tc := range []struct {

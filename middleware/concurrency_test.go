@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // nopWriter allocates nothing, so AllocsPerRun counts the middleware only.
@@ -333,7 +334,7 @@ func TestConcurrencyLimiterStress(t *testing.T) {
 }
 
 func TestConcurrencyLimiterAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	lim := NewConcurrencyLimiter(ConcurrencyLimiterConfig{Max: 4})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // webWriter is a reusable ResponseWriter for allocation counts: clearing its
@@ -604,7 +605,7 @@ func TestCORSVaryMerge(t *testing.T) {
 // TestCORSAllocations: a simple request from an allowed exact origin, and its
 // preflight, allocate nothing; a wildcard match allocates the echoed value.
 func TestCORSAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	app := plinth.Bare()
@@ -650,7 +651,7 @@ func TestCORSAllocations(t *testing.T) {
 // layer set (the same value on every response) allocates nothing once the
 // merge is remembered.
 func TestCORSVaryMergeAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	outer := []string{"Accept-Language"}

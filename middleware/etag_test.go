@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 const etagBody = `{"hello":"world"}`
@@ -316,7 +317,7 @@ func (w *etagDiscardWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (w *etagDiscardWriter) WriteHeader(int)             {}
 
 func TestETagAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts differ under -race")
 	}
 	body := []byte(strings.Repeat("x", 2048))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 func newMaintenanceApp(m *Maintenance) *plinth.App {
@@ -224,7 +225,7 @@ func TestMaintenanceRace(t *testing.T) {
 }
 
 func TestMaintenanceAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	m := NewMaintenance(MaintenanceConfig{AllowPaths: []string{"/health"}, Logger: discardLogger()})

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
@@ -81,7 +83,7 @@ func TestMemoryStoreKeysIndependent(t *testing.T) {
 func TestMemoryStoreBounded(t *testing.T) {
 	const maxKeys = 6400
 	keys := 1_000_000
-	if raceEnabled {
+	if racetest.Enabled {
 		keys = 200_000
 	}
 	s := NewMemoryRateLimitStore(MemoryRateLimitStoreConfig{MaxKeys: maxKeys})

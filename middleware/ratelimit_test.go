@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // fakeClock is a clock tests move by hand; safe for concurrent use.
@@ -306,7 +307,7 @@ func TestRateLimiterConcurrentExactBurst(t *testing.T) {
 }
 
 func TestRateLimiterAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	var ns atomic.Int64

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // ipCase is one request to an App with TrustedProxies 10.0.0.0/8 and
@@ -309,7 +310,7 @@ func TestRealIPKeepsSecure(t *testing.T) {
 // TestRealIPAllocations: nothing when the client is the peer; the request
 // copy and the address string when it is rewritten.
 func TestRealIPAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	for _, tc := range []struct {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // staticTestFiles is testdata/static, dotfiles included. style.css.gz and
@@ -802,7 +803,7 @@ func TestStaticConcurrent(t *testing.T) {
 }
 
 func TestStaticAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts differ under -race")
 	}
 	app := plinth.Bare()

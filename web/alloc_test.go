@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 	"github.com/plinth-go/plinth/web"
 )
 
@@ -32,7 +33,7 @@ func allocs(t *testing.T, h http.Handler, r *http.Request) float64 {
 // allocates nothing more than the same App without sessions, on New and on
 // Bare.
 func TestUntouchedSessionAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts differ under the race detector")
 	}
 	for name, mk := range map[string]func() *plinth.App{"New": plinth.New, "Bare": plinth.Bare} {
@@ -61,7 +62,7 @@ func TestUntouchedSessionAllocs(t *testing.T) {
 // TestSessionReadAllocs: reading one string from a memory-store session
 // allocates the string and nothing else beyond the App's own.
 func TestSessionReadAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts differ under the race detector")
 	}
 	app := plinth.Bare()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/middleware"
+	"github.com/plinth-go/plinth/racetest"
 	"github.com/plinth-go/plinth/web"
 )
 
@@ -176,7 +177,7 @@ func TestErrorPagesCustom(t *testing.T) {
 // TestErrorPagesJSONAllocations: with error pages installed, a problem sent
 // as JSON costs what it costs without them.
 func TestErrorPagesJSONAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	measure := func(pages bool) float64 {

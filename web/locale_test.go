@@ -14,6 +14,7 @@ import (
 	"testing/fstest"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 	"github.com/plinth-go/plinth/web"
 )
 
@@ -443,7 +444,7 @@ func TestLocaleAPIMessage(t *testing.T) {
 // without args, and its language, allocates nothing, whichever way the
 // language was chosen.
 func TestLocaleAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	l := newLocales(t, web.LocalesConfig{})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 	"github.com/plinth-go/plinth/web"
 )
 
@@ -300,7 +301,7 @@ func newBenchData() *benchData {
 // executing the same templates into a bytes.Buffer and writing it: Views
 // may add at most the allocations budgeted here.
 func TestViewsAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	v := newViews(t, benchPage, web.ViewsConfig{})

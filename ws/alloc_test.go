@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 	"github.com/plinth-go/plinth/ws"
 )
 
@@ -19,7 +20,7 @@ import (
 const echoAllocBudget = 2
 
 func TestEchoAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts differ under -race; the plain run checks the budget")
 	}
 	app := plinth.New()

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // checkout is the Plinth checkout these tests run in (two levels up).
@@ -33,7 +35,7 @@ func slow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs whole programs with the go command; skipped with -short")
 	}
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("builds and runs whole programs with the go command; skipped under -race (the run without it covers them)")
 	}
 }

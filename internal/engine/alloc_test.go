@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // TestAllocsPerRequest: over a real loopback connection,
@@ -60,7 +62,7 @@ func exchanger(t *testing.T, c net.Conn, req, body []byte, answers int) func() {
 // test is skipped where allocation counts mean nothing.
 func allocServer(t *testing.T) (net.Conn, []byte) {
 	t.Helper()
-	if raceEnabled || poisoning {
+	if racetest.Enabled || poisoning {
 		t.Skip("allocation counts are not meaningful under -race or plinth_enginepoison (fresh requests)")
 	}
 	body := []byte("hello")

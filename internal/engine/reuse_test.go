@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // serveBoth serves h on net/http and on the engine, and runs fn for each,
@@ -299,7 +301,7 @@ func TestRequestLineCutByEOF(t *testing.T) {
 // and the request's own, and for a chunked body net/http's decoder and the
 // request's TransferEncoding): the discard reuses a per-connection buffer.
 func TestAllocsPerRequestUnreadBody(t *testing.T) {
-	if raceEnabled || poisoning {
+	if racetest.Enabled || poisoning {
 		t.Skip("allocation counts are not meaningful under -race or plinth_enginepoison (fresh requests)")
 	}
 	ok := []byte("ok")

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 var testOffered = []string{"zstd", "br", "gzip"}
@@ -162,7 +164,7 @@ func TestParseQ(t *testing.T) {
 }
 
 func TestParseAcceptEncodingAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	field := []string{"gzip;q=0.8, deflate, br;q=0.9, X-Gzip, zstd;q=0.7, identity;q=0.1, *;q=0", "br;q=0"}

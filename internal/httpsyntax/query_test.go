@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 func TestLookupQuery(t *testing.T) {
@@ -62,7 +64,7 @@ func TestUnescapeQuery(t *testing.T) {
 }
 
 func TestLookupQueryAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	q := "utm_source=x&page%5Bsize%5D=50&sort=-created&q=caf%C3%A9+au+lait"

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 func TestAddVary(t *testing.T) {
@@ -171,7 +173,7 @@ func TestVaryCacheBounded(t *testing.T) {
 }
 
 func TestVaryAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	v := NewVaryNames("Origin")

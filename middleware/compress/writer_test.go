@@ -13,6 +13,7 @@ import (
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/middleware"
 	"github.com/plinth-go/plinth/middleware/compress"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // sink is a ResponseWriter that keeps nothing but counts, reusable without
@@ -71,7 +72,7 @@ func allocsPerRequest(t *testing.T, app http.Handler, req *http.Request, wantCod
 // gzip or zstd response and none for br; none either when Accept-Encoding
 // is merged into the Vary: Origin of CORS installed outside it.
 func TestAllocationBudgets(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector makes sync.Pool drop items")
 	}
 	big := text(4096, 21)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/observe/metrics"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // sink is a ResponseWriter that keeps nothing, so that the allocations
@@ -70,7 +71,7 @@ func (rp *replay) serve(h http.Handler, w http.ResponseWriter) {
 // handler does (it reads the method and Content-Length through
 // Ctx.RawRequest, which makes no copy).
 func TestAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	cases := []struct {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth/observe/tracing"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // TestAllocationBudget pins what tracing adds to a request's allocations
@@ -18,7 +19,7 @@ import (
 // linked (the default for other peers: the link is added to recording spans
 // only). Raising a budget is a deliberate decision.
 func TestAllocationBudget(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race; `go test ./...` checks them")
 	}
 	base := allocs(t, modeNone, "")

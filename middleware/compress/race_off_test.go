@@ -1,5 +1,0 @@
-//go:build !race
-
-package compress_test
-
-const raceEnabled = false

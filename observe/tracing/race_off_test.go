@@ -1,5 +1,0 @@
-//go:build !race
-
-package tracing_test
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package plinth_test
-
-const raceEnabled = false

@@ -1,0 +1,7 @@
+//go:build race
+
+package racetest
+
+// Enabled reports whether the race detector is on: true here, in a binary
+// built with -race (the build tag race), false otherwise.
+const Enabled = true

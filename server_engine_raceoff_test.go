@@ -1,5 +1,0 @@
-//go:build !race
-
-package plinth
-
-const engineTestRace = false

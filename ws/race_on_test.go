@@ -1,5 +1,0 @@
-//go:build race
-
-package ws_test
-
-const raceEnabled = true
