@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // document is the part of an OpenAPI 3.1 document that the check reads:
@@ -207,10 +208,13 @@ func (d *document) conform(op *operation, method string, code int, header http.H
 		}
 		return fmt.Sprintf("content type %s is not listed for status %d (listed: %s)", mt, code, strings.Join(listed, ", "))
 	}
-	mo, _ := d.resolve(media).(map[string]any)
-	schema, hasSchema := mo["schema"]
-	if !hasSchema || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+	if !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
 		return ""
+	}
+	// A JSON body is JSON (RFC 8259: UTF-8, one value) even where the
+	// document gives no schema.
+	if !utf8.Valid(body) {
+		return "the body is not valid UTF-8, which JSON must be"
 	}
 	v, err := decodeJSON(body)
 	if err != nil {
@@ -218,6 +222,11 @@ func (d *document) conform(op *operation, method string, code int, header http.H
 			return fmt.Sprintf("the body is empty, want JSON (%s)", mt)
 		}
 		return fmt.Sprintf("the body is not valid JSON: %v", err)
+	}
+	mo, _ := d.resolve(media).(map[string]any)
+	schema, hasSchema := mo["schema"]
+	if !hasSchema {
+		return ""
 	}
 	if rel, msg := d.validate(v, schema, 0); msg != "" {
 		return fmt.Sprintf("at $%s: %s", rel, msg)

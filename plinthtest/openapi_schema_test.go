@@ -12,6 +12,7 @@ const regressionDoc = `{"openapi":"3.1.0","paths":{
  "/r":{"get":{"responses":{
    "200":{"$ref":"#/components/responses/Item"},
    "204":{"description":"No Content"},
+   "202":{"description":"Accepted","content":{"application/json":{}}},
    "201":{"description":"Created","headers":{"X-Rate-Limit":{"schema":{"type":"integer","maximum":100}},"X-Trace":{"required":true,"schema":{"type":"string"}}},
           "content":{"application/*":{"schema":{"type":"object"}}}},
    "default":{"description":"plain"}}}}},
@@ -140,6 +141,9 @@ func TestConformRegressions(t *testing.T) {
 		{"header required", "GET", 201, h("Content-Type", "application/json"), `{}`, "the header X-Trace is required for status 201 but absent"},
 		{"headers conform", "GET", 201, h("Content-Type", "application/json", "X-Trace", "t", "X-Rate-Limit", "100"), `{}`, ""},
 		{"default promises nothing", "GET", 500, h("Content-Type", "text/plain"), `oops`, ""},
+		{"not UTF-8", "GET", 200, h("Content-Type", "application/json"), "{\"id\":\"caf\xe9\"}", "not valid UTF-8"},
+		{"JSON without a schema", "GET", 202, h("Content-Type", "application/json"), `{"id":`, "the body is not valid JSON"},
+		{"JSON without a schema conforms", "GET", 202, h("Content-Type", "application/json"), `{"id":1}`, ""},
 	} {
 		got := d.conform(op, tc.method, tc.code, tc.header, []byte(tc.body))
 		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
