@@ -18,7 +18,7 @@ func TestAttachAddsNoAllocations(t *testing.T) {
 	measure := func(attach bool) float64 {
 		app := plinth.New()
 		if attach {
-			Attach(app, db)
+			db.Attach(app)
 		}
 		app.Get("/", func(c *plinth.Ctx) error { return c.Text(http.StatusOK, "ok") })
 		app.Build()

@@ -7,10 +7,11 @@ import (
 	"github.com/plinth-go/plinth"
 )
 
-// ReadinessTimeout bounds Attach's readiness check, a ping.
+// ReadinessTimeout bounds DB.Attach's readiness check, a ping.
 const ReadinessTimeout = 2 * time.Second
 
-// Attach wires db into app, before it is built:
+// Attach installs db on app, before it is built (make db first with Open,
+// which returns the configuration's errors; Attach cannot fail):
 //
 //   - at start, a log line naming the database in use (engine, location,
 //     password redacted), a warning when it is the default SQLite file
@@ -29,7 +30,7 @@ const ReadinessTimeout = 2 * time.Second
 //
 // Handlers reach db through the App's typed state: put it in the state
 // struct (app.SetState(&State{DB: db}), then plinth.State[*State](c).DB).
-func Attach(app *plinth.App, db *DB) {
+func (db *DB) Attach(app *plinth.App) {
 	db.announce(app)
 	app.ReadinessCheck("database", ReadinessTimeout, db.Ping)
 	app.OnStop(func(context.Context) error { return db.Close() })

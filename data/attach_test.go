@@ -121,7 +121,7 @@ func TestReadinessFollowsTheDatabase(t *testing.T) {
 	db := openTest(t, Config{URL: url})
 	app := plinth.Bare()
 	app.Config.ReadinessCacheTTL = time.Millisecond
-	Attach(app, db)
+	db.Attach(app)
 	app.Get("/", func(c *plinth.Ctx) error { return c.Text(200, "ok") })
 	base, stop := serve(t, app)
 	waitStatus(t, base+"/readyz", http.StatusOK)
@@ -144,7 +144,7 @@ func TestReadinessFollowsTheDatabase(t *testing.T) {
 func TestShutdownClosesSQLite(t *testing.T) {
 	db := openTest(t, Config{URL: "sqlite:" + filepath.Join(t.TempDir(), "s.db")})
 	app := plinth.Bare()
-	Attach(app, db)
+	db.Attach(app)
 	base, stop := serve(t, app)
 	waitStatus(t, base+"/readyz", http.StatusOK)
 	if err := stop(); err != nil {
@@ -163,7 +163,7 @@ func TestPoolExhaustionIs503(t *testing.T) {
 	db := openTest(t, Config{URL: tempPostgres(t, base), MaxConns: 1})
 	app := plinth.New()
 	app.HandlerTimeout = 300 * time.Millisecond
-	Attach(app, db)
+	db.Attach(app)
 	app.Get("/q", func(c *plinth.Ctx) error {
 		var n int
 		if err := db.Pgx().QueryRow(c.Context(), "SELECT 1").Scan(&n); err != nil {

@@ -219,7 +219,7 @@ func TestAttachLogsTheDatabase(t *testing.T) {
 		app := plinth.New()
 		app.Logger = slog.New(slog.NewTextHandler(&buf, nil))
 		app.Config.ShutdownTimeout = time.Second
-		Attach(app, db)
+		db.Attach(app)
 		ctx, cancel := context.WithCancel(context.Background())
 		app.OnStart(func(context.Context) error { cancel(); return nil })
 		ln, err := net.Listen("tcp", "127.0.0.1:0")

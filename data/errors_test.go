@@ -28,7 +28,7 @@ func TestErrorMapping(t *testing.T) {
 				t.Fatal(err)
 			}
 			app := plinth.Bare()
-			Attach(app, db)
+			db.Attach(app)
 			exec := func(q string) plinth.HandlerFunc {
 				return func(c *plinth.Ctx) error {
 					if _, err := db.SQL().ExecContext(c.Context(), q); err != nil {
@@ -82,7 +82,7 @@ func TestAttachKeepsErrorHandler(t *testing.T) {
 	app := plinth.Bare()
 	var seen error
 	app.ErrorHandler = func(c *plinth.Ctx, err error) { seen = err; plinth.DefaultErrorHandler(c, err) }
-	Attach(app, db)
+	db.Attach(app)
 	app.Get("/", func(c *plinth.Ctx) error { return ErrNotFound })
 	rec := httptest.NewRecorder()
 	app.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))

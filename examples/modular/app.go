@@ -41,7 +41,7 @@ func shop(db *data.DB, log *slog.Logger) *module.Module {
 // separate from main so that the tests serve the same App.
 func newApp(db *data.DB, log *slog.Logger, replace ...module.Replacement) (*plinth.App, error) {
 	app := plinth.New()
-	data.Attach(app, db)
+	db.Attach(app)
 	doc := api.New(app, api.Config{Title: "Plinth modular shop", Version: "1.0.0",
 		Description: "Users, orders and payments: one module each, one tag each."})
 	root := shop(db, log)

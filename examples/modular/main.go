@@ -54,5 +54,5 @@ func run(ctx context.Context) error {
 		db.Close()
 		return err
 	}
-	return app.Run() // closes db after the drain (data.Attach)
+	return app.Run() // closes db after the drain (db.Attach)
 }

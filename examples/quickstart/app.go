@@ -30,7 +30,7 @@ const metricsAddr = "127.0.0.1:9090"
 func newApp(db *data.DB) (*plinth.App, *metrics.Metrics, error) {
 	app := plinth.New()
 	app.SetState(&store{db: db.SQL()})
-	data.Attach(app, db) // readiness, close after the drain, database errors as problems
+	db.Attach(app) // readiness, close after the drain, database errors as problems
 	// Prometheus metrics on 127.0.0.1:9090/metrics (or PLINTH_METRICS_ADDR),
 	// with the database pool's gauges; traces over OTLP/HTTP when
 	// OTEL_EXPORTER_OTLP_ENDPOINT is set (off, and free, otherwise), with
@@ -140,7 +140,7 @@ func deleteNote(c *plinth.Ctx) error {
 		return err
 	}
 	if err := plinth.State[*store](c).remove(c.Context(), id); err != nil {
-		return err // data.ErrNotFound: data.Attach renders it as a 404 problem
+		return err // data.ErrNotFound: db.Attach renders it as a 404 problem
 	}
 	return c.NoContent(http.StatusNoContent)
 }

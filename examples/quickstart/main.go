@@ -55,5 +55,5 @@ func run(ctx context.Context, args []string) error {
 		db.Close()
 		return err
 	}
-	return app.Run() // closes db after the drain (data.Attach), flushes the traces
+	return app.Run() // closes db after the drain (db.Attach), flushes the traces
 }

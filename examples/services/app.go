@@ -72,8 +72,8 @@ func newApp(ctx context.Context, db *data.DB) (*plinth.App, error) {
 	return app, nil
 }
 
-// attachDB is data.Attach with the readiness check named "db" (the
-// issue's name; data.Attach's is "database"): a ping within
+// attachDB is db.Attach with the readiness check named "db" (the
+// issue's name; db.Attach's is "database"): a ping within
 // data.ReadinessTimeout, db closed after the drain, database errors
 // rendered as problems (409 for a duplicate email).
 func attachDB(app *plinth.App, db *data.DB) {
@@ -163,7 +163,7 @@ func (s *services) signup(b *api.Binder[signupInput]) plinth.HandlerFunc {
 			return plinth.Errorf(http.StatusInternalServerError, "%v: no user, no job (job %d was never committed), no mail", errAfterEnqueue, out.JobID)
 		}
 		if err != nil {
-			return err // a duplicate email: data.Attach renders the unique violation as 409
+			return err // a duplicate email: db.Attach renders the unique violation as 409
 		}
 		return c.JSON(http.StatusCreated, &out)
 	}

@@ -57,7 +57,7 @@ func (uc *Controller) Routes(r *module.Routes) {
 		func(ctx context.Context, in *newUser) (*created, error) {
 			u, err := uc.repo.Create(ctx, in.Body.Name)
 			if err != nil {
-				return nil, err // a taken name: data.Attach answers 409
+				return nil, err // a taken name: db.Attach answers 409
 			}
 			return &created{Location: "/users/" + strconv.FormatInt(u.ID, 10), Body: &u}, nil
 		})
