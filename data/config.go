@@ -86,12 +86,7 @@ const (
 
 // envNames returns the variables resolve reads, in its order: Attach
 // declares them to the App, so that they are not reported as misspelled.
-func envNames() []string {
-	e := envconf.New(func(string) (string, bool) { return "", false })
-	var c Config
-	c.read(e)
-	return e.Names()
-}
+func envNames() []string { return envconf.NamesOf(new(Config).read) }
 
 // read overlays the variables on c.
 func (c *Config) read(e *envconf.Reader) {

@@ -251,12 +251,12 @@ func readSessionEnv(e *envconf.Reader, idle, lifetime, storeWait *time.Duration,
 // sessionEnvNames returns the variables NewSessions reads, for Attach to
 // declare to the App (App.DeclareEnv).
 func sessionEnvNames() []string {
-	e := envconf.New(func(string) (string, bool) { return "", false })
-	var d time.Duration
-	var keys [][]byte
-	var url string
-	readSessionEnv(e, &d, &d, &d, &keys, &url)
-	return e.Names()
+	return envconf.NamesOf(func(e *envconf.Reader) {
+		var d time.Duration
+		var keys [][]byte
+		var url string
+		readSessionEnv(e, &d, &d, &d, &keys, &url)
+	})
 }
 
 // openStore opens the store a URL names.

@@ -72,6 +72,18 @@ func (r *Reader) Failf(format string, args ...any) {
 // misspelled.
 func (r *Reader) Names() []string { return r.names }
 
+// NamesOf returns the variables read asks for, in its order, running it
+// over an empty environment (so that it sees no value and records no
+// error): the names a module declares to the App with App.DeclareEnv when
+// it is attached, computed from the one function that reads them, so the
+// two cannot drift apart. data, jobs and web call it with their config's
+// read method.
+func NamesOf(read func(*Reader)) []string {
+	r := New(func(string) (string, bool) { return "", false })
+	read(r)
+	return r.names
+}
+
 // Errs returns the messages collected so far.
 func (r *Reader) Errs() []string { return r.errs }
 

@@ -112,3 +112,29 @@ func TestUnknownAndNearest(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesOf: the names a read function asks for, in its order, whatever
+// the process's environment holds (a bad value there is neither seen nor
+// an error).
+func TestNamesOf(t *testing.T) {
+	t.Setenv("PLINTH_ENVCONF_TEST_SECONDS", "soon")
+	var seen []string
+	got := NamesOf(func(r *Reader) {
+		var d time.Duration
+		var s string
+		r.Duration("PLINTH_ENVCONF_TEST_SECONDS", &d, ZeroOff)
+		r.String("PLINTH_ENVCONF_TEST_NAME", &s)
+		if d != 0 || s != "" {
+			seen = append(seen, d.String(), s)
+		}
+		if len(r.Errs()) != 0 {
+			seen = append(seen, r.Errs()...)
+		}
+	})
+	if want := "PLINTH_ENVCONF_TEST_SECONDS,PLINTH_ENVCONF_TEST_NAME"; strings.Join(got, ",") != want {
+		t.Errorf("NamesOf = %v, want %s", got, want)
+	}
+	if seen != nil {
+		t.Errorf("the read function saw values or errors: %q", seen)
+	}
+}
