@@ -25,7 +25,9 @@ import (
 //     it is);
 //   - 422 listing every field error ("body.email", "body.tags[1]"), one per
 //     field, with the offending value; an empty body is "body: is
-//     required" unless T is a pointer (then v is left nil).
+//     required" unless T is a pointer (then v is left nil). The problem
+//     wraps the list: errors.As(err, &fieldErrors) with a FieldErrors
+//     finds it.
 //
 // After the tag rules pass, T's Validate method runs if *T implements
 // Validator. A Binder is safe for concurrent use.

@@ -308,3 +308,23 @@ func TestMultipartTempFiles(t *testing.T) {
 		t.Errorf("%d successful uploads spilled to disk, want 2: the test did not exercise temporary files", spilled)
 	}
 }
+
+// A Binder's 422 wraps its FieldErrors, so that a caller that renders
+// them itself (web.BindForm) finds them with errors.As.
+func TestBinderErrorWrapsFieldErrors(t *testing.T) {
+	app := plinth.Bare()
+	b := api.NewBinder[noteForm](api.Config{})
+	var got error
+	app.Post("/", func(c *plinth.Ctx) error {
+		var in noteForm
+		got = b.Bind(c, &in)
+		return got
+	})
+	req := httptest.NewRequest("POST", "/", strings.NewReader("title=far+too+long+a+title"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	app.ServeHTTP(httptest.NewRecorder(), req)
+	fes, ok := errors.AsType[api.FieldErrors](got)
+	if !ok || len(fes) != 1 || fes[0].Location != "body.title" {
+		t.Fatalf("errors.As(%v): %v %v, want the one error at body.title", got, fes, ok)
+	}
+}

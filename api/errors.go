@@ -52,9 +52,10 @@ type Validator interface {
 	Validate(ctx context.Context) error
 }
 
-// validationProblem is the 422 problem listing errs.
+// validationProblem is the 422 problem listing errs, which it wraps as
+// FieldErrors so that errors.As finds them (web.BindForm does).
 func validationProblem(errs []*FieldError) *plinth.Problem {
-	return plinth.Error(http.StatusUnprocessableEntity, "validation failed").With("errors", errs)
+	return plinth.Error(http.StatusUnprocessableEntity, "validation failed").With("errors", errs).Wrap(FieldErrors(errs))
 }
 
 // runHook runs the Validate hook of v with the request's context and maps
