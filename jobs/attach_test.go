@@ -209,9 +209,7 @@ func TestAttachRoleWeb(t *testing.T) {
 	if info, _ := s.c.Job(context.Background(), id); info.State != jobs.StateAvailable {
 		t.Errorf("a web process ran a job: %+v", info)
 	}
-	if n := s.b.Count("sleep"); n != 1 {
-		t.Errorf("a web process ran the periodic schedule: %d jobs", n)
-	}
+	jobstest.Count[sleep](t, s.b, 1) // the periodic schedule did not run in a web process
 	if _, err := s.c.Enqueue(context.Background(), unregistered{}, nil); !errors.Is(err, jobs.ErrUnknownKind) {
 		t.Errorf("unknown kind: %v", err)
 	}

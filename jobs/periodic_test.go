@@ -45,20 +45,14 @@ func TestPeriodicOncePerTickAcrossInstances(t *testing.T) {
 		// both: the first ticks come 2s and 60s later.
 		time.Sleep(20*time.Second + time.Millisecond)
 		synctest.Wait()
-		if n := b.Count("tick"); n != 10 {
-			t.Errorf("%d tick jobs after 10 periods, want 10", n)
-		}
+		jobstest.Count[tick](t, b, 10) // after 10 periods
 		time.Sleep(5 * time.Minute)
 		synctest.Wait()
 		cancel()
 		<-done
 		<-done
-		if n := b.Count("tick"); n != 160 {
-			t.Errorf("%d tick jobs after 160 periods, want 160", n)
-		}
-		if n := b.Count("cron_tick"); n != 5 {
-			t.Errorf("%d cron jobs after 5 minutes, want 5", n)
-		}
+		jobstest.Count[tick](t, b, 160)   // after 160 periods
+		jobstest.Count[cronTick](t, b, 5) // after 5 minutes
 		list, _ := b.List(context.Background(), jobs.ListParams{Kinds: []string{"tick"}, Limit: 1})
 		if len(list) != 1 || list[0].Queue != "periodic" {
 			t.Errorf("newest tick job: %+v", list)

@@ -4,7 +4,7 @@
 // (available, scheduled, running, retryable, completed, discarded,
 // cancelled) from Job and List, honours the workers' control errors
 // (Cancel, Discard, Snooze) and attempts, and asserts what was enqueued
-// (AssertEnqueued, AssertCount, AssertNone). Begin gives a transaction, so
+// (Count, Last, Has). Begin gives a transaction, so
 // that a test sees a job exist if and only if it commits. It is
 // goroutine-safe, and keeps everything in memory: for tests only.
 //
@@ -12,7 +12,7 @@
 //	c := jobstest.NewClient(t, b)
 //	jobs.Handle(c, sendWelcome)
 //	... // the code under test enqueues
-//	jobstest.AssertEnqueued[Welcome](t, b, func(w Welcome) bool { return w.Email == "a@b.c" })
+//	jobstest.Has(t, b, func(w Welcome) bool { return w.Email == "a@b.c" })
 //	b.Drain(ctx, c) // runs the due jobs inline
 package jobstest
 

@@ -217,12 +217,17 @@ func TestUnique(t *testing.T) {
 	if err != nil || res[0].Duplicate || !res[1].Duplicate || res[1].ID != res[0].ID {
 		t.Errorf("within a batch: %+v %v", res, err)
 	}
-	jobstest.AssertCount[task](t, b, 2)
+	jobstest.Count[task](t, b, 2)
 }
 
 type other struct{}
 
 func (other) Kind() string { return "other" }
+
+// badTask is task's kind with arguments its JSON does not decode into.
+type badTask struct{ N string }
+
+func (badTask) Kind() string { return "task" }
 
 // A job enqueued in a transaction exists if and only if it commits, and
 // Result.InTx says it joined.
@@ -234,12 +239,12 @@ func TestTransaction(t *testing.T) {
 	if err != nil || !res.InTx {
 		t.Fatalf("%+v %v", res, err)
 	}
-	b.AssertNone(t)
+	b.Count(t, 0)
 	if _, err := c.Job(ctx, res.ID); !errors.Is(err, jobs.ErrNotFound) {
 		t.Errorf("visible before commit: %v", err)
 	}
 	tx.Rollback()
-	b.AssertNone(t)
+	b.Count(t, 0)
 	if _, err := c.Enqueue(tctx, task{}, nil); err == nil {
 		t.Error("enqueued in an ended transaction")
 	}
@@ -248,8 +253,14 @@ func TestTransaction(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if got := jobstest.AssertEnqueued(t, b, func(a task) bool { return a.N == 2 }); got.N != 2 {
-		t.Errorf("AssertEnqueued returned %+v", got)
+	if got := jobstest.Has(t, b, func(a task) bool { return a.N == 2 }); got.N != 2 {
+		t.Errorf("Has returned %+v", got)
+	}
+	if got := jobstest.Last[task](t, b); got.N != 2 {
+		t.Errorf("Last returned %+v", got)
+	}
+	if all := b.Count(t, 1); all[0].Kind != "task" {
+		t.Errorf("Count returned %+v", all)
 	}
 	if err := tx.Commit(); err == nil {
 		t.Error("committed twice")
@@ -289,10 +300,10 @@ func TestTransactionUniqueConflict(t *testing.T) {
 			t.Errorf("job %d of the failed commit: %v, want ErrNotFound", id, err)
 		}
 	}
-	if got := jobstest.AssertEnqueued(t, b, func(a task) bool { return a.N == 3 }); got.N != 3 {
+	if got := jobstest.Has(t, b, func(a task) bool { return a.N == 3 }); got.N != 3 {
 		t.Errorf("the twin: %+v", got)
 	}
-	jobstest.AssertCount[task](t, b, 1)
+	jobstest.Count[task](t, b, 1)
 	if _, err := c.Enqueue(tctx, task{}, nil); err == nil {
 		t.Error("enqueued in the failed transaction")
 	}
@@ -338,11 +349,13 @@ func TestAssertionsFail(t *testing.T) {
 	c, b, _, _ := setup(t)
 	enqueue(t, c, task{N: 1}, nil)
 	for name, f := range map[string]func(tb testing.TB){
-		"no match":    func(tb testing.TB) { jobstest.AssertEnqueued(tb, b, func(a task) bool { return a.N == 2 }) },
-		"none":        func(tb testing.TB) { jobstest.AssertEnqueued[other](tb, b) },
-		"count":       func(tb testing.TB) { jobstest.AssertCount[task](tb, b, 2) },
-		"not":         func(tb testing.TB) { jobstest.AssertNotEnqueued[task](tb, b) },
-		"none at all": func(tb testing.TB) { b.AssertNone(tb) },
+		"no match":    func(tb testing.TB) { jobstest.Has(tb, b, func(a task) bool { return a.N == 2 }) },
+		"none":        func(tb testing.TB) { jobstest.Has[other](tb, b) },
+		"no last":     func(tb testing.TB) { jobstest.Last[other](tb, b) },
+		"count":       func(tb testing.TB) { jobstest.Count[task](tb, b, 2) },
+		"not":         func(tb testing.TB) { jobstest.Count[task](tb, b, 0) },
+		"none at all": func(tb testing.TB) { b.Count(tb, 0) },
+		"undecodable": func(tb testing.TB) { jobstest.Count[badTask](tb, b, 1) },
 	} {
 		r := &recorder{TB: t}
 		done := make(chan struct{})

@@ -1,5 +1,6 @@
 // Package mailtest helps test code that sends mail: assertions on a
-// mail.Memory transport, and Parse, which reads a message's MIME form
+// mail.Memory transport (Count, Last, Has, with the matchers To and
+// Subject: the vocabulary of jobstest and docs/testing.md), and Parse, which reads a message's MIME form
 // (from Memory.Raw, or from an SMTP catcher such as mail/smtpmail/smtptest)
 // back into its subject, text, HTML and attachments.
 package mailtest
@@ -44,28 +45,49 @@ func Last(t testing.TB, mem *plinthmail.Memory) *plinthmail.Message {
 	return sent[len(sent)-1]
 }
 
-// To fails t unless exactly one recorded message has addr (compared
-// without case) among its To, Cc or Bcc addresses, and returns it.
-func To(t testing.TB, mem *plinthmail.Memory, addr string) *plinthmail.Message {
+// Has fails t unless mem has recorded a message that satisfies every
+// match (none: any message), and returns the first such message, in the
+// order sent.
+func Has(t testing.TB, mem *plinthmail.Memory, match ...func(*plinthmail.Message) bool) *plinthmail.Message {
 	t.Helper()
-	var found []*plinthmail.Message
-	for _, m := range mem.Sent() {
+	sent := mem.Sent()
+next:
+	for _, m := range sent {
+		for _, ok := range match {
+			if !ok(m) {
+				continue next
+			}
+		}
+		return m
+	}
+	if len(sent) == 0 {
+		t.Fatalf("mailtest: no message sent")
+	} else {
+		t.Fatalf("mailtest: none of the %d messages sent matches%s", len(sent), summary(sent))
+	}
+	return nil
+}
+
+// To matches a message that has addr (compared without case) among its
+// To, Cc or Bcc addresses, for Has.
+func To(addr string) func(*plinthmail.Message) bool {
+	return func(m *plinthmail.Message) bool {
 		env, err := m.Envelope()
 		if err != nil {
-			continue
+			return false
 		}
 		for _, a := range env.To {
 			if strings.EqualFold(a, addr) {
-				found = append(found, m)
-				break
+				return true
 			}
 		}
+		return false
 	}
-	if len(found) != 1 {
-		t.Fatalf("mailtest: %d messages to %s, want 1%s", len(found), addr, summary(mem.Sent()))
-		return nil
-	}
-	return found[0]
+}
+
+// Subject matches a message whose Subject is subject, for Has.
+func Subject(subject string) func(*plinthmail.Message) bool {
+	return func(m *plinthmail.Message) bool { return m.Subject == subject }
 }
 
 func summary(sent []*plinthmail.Message) string {

@@ -26,7 +26,8 @@ func TestAssertions(t *testing.T) {
 	r := &recorder{TB: t}
 	mailtest.Count(r, mem, 0)
 	mailtest.Last(r, mem)
-	if len(r.failed) != 1 || !strings.Contains(r.failed[0], "no message sent") {
+	mailtest.Has(r, mem)
+	if len(r.failed) != 2 || !strings.Contains(r.failed[0], "no message sent") || !strings.Contains(r.failed[1], "no message sent") {
 		t.Fatalf("on an empty Memory: %q", r.failed)
 	}
 	for _, to := range []string{"a@example.com", "b@example.com"} {
@@ -35,12 +36,21 @@ func TestAssertions(t *testing.T) {
 		}
 	}
 	r.failed = nil
-	if got := mailtest.To(r, mem, "B@example.com"); got == nil || got.Subject != "to b@example.com" {
-		t.Fatalf("To found %v", got)
+	if got := mailtest.Has(r, mem, mailtest.To("B@example.com")); got == nil || got.Subject != "to b@example.com" {
+		t.Fatalf("Has(To) found %v", got)
 	}
-	mailtest.To(r, mem, "c@example.com") // in both
+	if got := mailtest.Has(r, mem, mailtest.To("c@example.com")); got == nil || got.Subject != "to a@example.com" {
+		t.Fatalf("Has(To) in both: %v, want the first sent", got)
+	}
+	if got := mailtest.Has(r, mem, mailtest.To("c@example.com"), mailtest.Subject("to b@example.com")); got == nil || got.Subject != "to b@example.com" {
+		t.Fatalf("Has(To, Subject) found %v", got)
+	}
+	if len(r.failed) != 0 {
+		t.Fatalf("failures %q", r.failed)
+	}
+	mailtest.Has(r, mem, mailtest.To("d@example.com"))
 	mailtest.Count(r, mem, 3)
-	if len(r.failed) != 2 || !strings.Contains(r.failed[0], "2 messages to c@example.com") || !strings.Contains(r.failed[1], "2 messages sent, want 3") || !strings.Contains(r.failed[1], `"to a@example.com"`) {
+	if len(r.failed) != 2 || !strings.Contains(r.failed[0], "none of the 2 messages sent matches") || !strings.Contains(r.failed[1], "2 messages sent, want 3") || !strings.Contains(r.failed[1], `"to a@example.com"`) {
 		t.Fatalf("failures %q", r.failed)
 	}
 	if last := mailtest.Last(t, mem); last.Subject != "to b@example.com" {
