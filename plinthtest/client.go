@@ -5,7 +5,7 @@
 //
 //	c := plinthtest.New(t, NewApp(), plinthtest.Config{})
 //	c.PostJSON("/accounts", `{"email":"x"}`).
-//		Problem(422, "").Field("body.plan", "required")
+//		Problem(422, "").HasField("body.plan", "required")
 //	var acc Account
 //	c.PostJSON("/accounts", NewAccount{...}).Status(201).JSON(&acc)
 //
@@ -54,9 +54,10 @@ type Config struct {
 	Header http.Header
 }
 
-// Client sends requests to one App and keeps its cookies. Make it with New.
-// It is safe for concurrent use, but the cookies it keeps are shared by all
-// the requests: parallel browser sessions need a Client each.
+// Client sends requests to one App and keeps its cookies. Make it with New;
+// In gives a Client for a subtest, with the same cookies. It is safe for
+// concurrent use, but the cookies it keeps are shared by all the requests:
+// parallel browser sessions need a Client each.
 type Client struct {
 	t   testing.TB
 	app *plinth.App
@@ -66,8 +67,7 @@ type Client struct {
 	hc   *http.Client
 	base string // "http://example.com" in process, the server's URL otherwise
 
-	mu  sync.Mutex
-	jar []*http.Cookie
+	jar *jar // shared with the Clients In made
 
 	docOnce sync.Once
 	doc     *document
@@ -81,7 +81,7 @@ func New(t testing.TB, app *plinth.App, cfg Config) *Client {
 		t.Fatalf("plinthtest.New: the App is nil")
 		return nil
 	}
-	c := &Client{t: t, app: app, cfg: cfg, base: "http://example.com"}
+	c := &Client{t: t, app: app, cfg: cfg, base: "http://example.com", jar: &jar{}}
 	if cfg.Server {
 		c.srv = httptest.NewServer(app)
 		t.Cleanup(c.srv.Close)
@@ -92,6 +92,25 @@ func New(t testing.TB, app *plinth.App, cfg Config) *Client {
 		}
 	}
 	return c
+}
+
+// jar is a Client's cookies, shared by the Clients In makes.
+type jar struct {
+	mu      sync.Mutex
+	cookies []*http.Cookie
+}
+
+// In returns a Client bound to t, a subtest's (t.Run's), sharing c's
+// cookie jar, App, server and Config: its failed assertions fail t, and
+// stop t's goroutine, instead of calling the parent test's Fatalf from the
+// subtest (which Go does not allow). Cookies set through either Client are
+// seen by both, as one browser's.
+//
+//	t.Run("signed in", func(t *testing.T) {
+//		c.In(t).Get("/me").Status(200)
+//	})
+func (c *Client) In(t testing.TB) *Client {
+	return &Client{t: t, app: c.app, cfg: c.cfg, srv: c.srv, hc: c.hc, base: c.base, jar: c.jar}
 }
 
 // App returns the App the Client sends requests to.
@@ -306,13 +325,13 @@ func (c *Client) Through(h http.Handler, req *http.Request) *Response {
 
 // addCookies adds the jar's cookies for req's path to its Cookie header.
 func (c *Client) addCookies(req *http.Request) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.jar) == 0 {
+	c.jar.mu.Lock()
+	defer c.jar.mu.Unlock()
+	if len(c.jar.cookies) == 0 {
 		return
 	}
 	now := time.Now()
-	for _, ck := range c.jar {
+	for _, ck := range c.jar.cookies {
 		if !ck.Expires.IsZero() && now.After(ck.Expires) {
 			continue
 		}
@@ -330,8 +349,8 @@ func (c *Client) keepCookies(h http.Header) {
 	if len(lines) == 0 {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.jar.mu.Lock()
+	defer c.jar.mu.Unlock()
 	for _, line := range lines {
 		ck, err := http.ParseSetCookie(line)
 		if err != nil {
@@ -341,15 +360,15 @@ func (c *Client) keepCookies(h http.Header) {
 			ck.Expires = time.Now().Add(time.Duration(ck.MaxAge) * time.Second)
 		}
 		del := ck.MaxAge < 0 || (!ck.Expires.IsZero() && ck.Expires.Before(time.Now()))
-		kept := c.jar[:0]
-		for _, old := range c.jar {
+		kept := c.jar.cookies[:0]
+		for _, old := range c.jar.cookies {
 			if old.Name != ck.Name || old.Path != ck.Path {
 				kept = append(kept, old)
 			}
 		}
-		c.jar = kept
+		c.jar.cookies = kept
 		if !del {
-			c.jar = append(c.jar, ck)
+			c.jar.cookies = append(c.jar.cookies, ck)
 		}
 	}
 }
@@ -357,9 +376,9 @@ func (c *Client) keepCookies(h http.Header) {
 // Cookie returns the value of the cookie name that the Client keeps, and
 // whether it keeps one.
 func (c *Client) Cookie(name string) (string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, ck := range c.jar {
+	c.jar.mu.Lock()
+	defer c.jar.mu.Unlock()
+	for _, ck := range c.jar.cookies {
 		if ck.Name == name {
 			return ck.Value, true
 		}
@@ -376,7 +395,7 @@ func (c *Client) SetCookie(ck *http.Cookie) {
 
 // ClearCookies empties the Client's jar.
 func (c *Client) ClearCookies() {
-	c.mu.Lock()
-	c.jar = nil
-	c.mu.Unlock()
+	c.jar.mu.Lock()
+	c.jar.cookies = nil
+	c.jar.mu.Unlock()
 }

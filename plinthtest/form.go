@@ -66,11 +66,13 @@ type Form struct {
 	n      *html.Node
 	values url.Values
 	names  map[string]bool // every field name of the form
+	hidden map[string]bool // the names of its hidden inputs
 	submit string          // name=value of the first submit button with a name
+	forged bool            // a hidden CSRF field was removed: no proof of origin
 }
 
 func newForm(h *HTML, n *html.Node) *Form {
-	f := &Form{h: h, n: n, values: url.Values{}, names: map[string]bool{}}
+	f := &Form{h: h, n: n, values: url.Values{}, names: map[string]bool{}, hidden: map[string]bool{}}
 	var walk func(*html.Node)
 	walk = func(x *html.Node) {
 		if x.Type == html.ElementNode {
@@ -81,6 +83,9 @@ func newForm(h *HTML, n *html.Node) *Form {
 				typ := strings.ToLower(attr(x, "type"))
 				if name != "" {
 					f.names[name] = true
+					if typ == "hidden" {
+						f.hidden[name] = true
+					}
 				}
 				switch {
 				case name == "" || disabled || typ == "file" || typ == "image" || typ == "reset" || typ == "button":
@@ -180,10 +185,20 @@ func (f *Form) Set(name, value string) *Form {
 	return f
 }
 
-// Remove leaves the field out of the submission (to test a missing CSRF
-// token, say).
+// Remove leaves the field out of the submission. Removing a hidden field
+// whose name contains "csrf" (web's csrf_token) also leaves out the proof
+// of origin a browser sends (Origin, Sec-Fetch-Site, Sec-Fetch-Mode):
+// otherwise those headers alone pass a CSRF check such as web.CSRF, which
+// asks for the token only when they are missing, and the test of a
+// missing token would pass for the wrong reason. The request is then what
+// a forgery without the page's token, or a browser from before 2023,
+// sends: web.CSRF answers 403. Submit's header arguments put headers back
+// ("Sec-Fetch-Site", "same-origin").
 func (f *Form) Remove(name string) *Form {
 	f.values.Del(name)
+	if f.hidden[name] && strings.Contains(strings.ToLower(name), "csrf") {
+		f.forged = true
+	}
 	return f
 }
 
@@ -193,8 +208,9 @@ func (f *Form) Values() url.Values { return f.values }
 // Submit sends the form as a browser does: to its action (the page's
 // path when it has none) with its method (GET or POST), URL-encoded, with
 // the Client's cookies, Origin set to the App's origin and Sec-Fetch-Site
-// to same-origin. header adds or overrides headers (name, value pairs; an
-// empty value removes one, "Sec-Fetch-Site", "" for an old browser).
+// to same-origin (neither after Remove of the CSRF field). header adds or
+// overrides headers (name, value pairs; an empty value removes one,
+// "Sec-Fetch-Site", "" for an old browser).
 func (f *Form) Submit(header ...string) *Response {
 	r := f.h.r
 	r.t.Helper()
@@ -224,6 +240,9 @@ func (f *Form) Submit(header ...string) *Response {
 		return r
 	}
 	hdr := append([]string{"Origin", c.base, "Sec-Fetch-Site", "same-origin", "Sec-Fetch-Mode", "navigate", "Accept", "text/html"}, header...)
+	if f.forged {
+		hdr = append([]string{"Origin", "", "Sec-Fetch-Site", "", "Sec-Fetch-Mode", "", "Accept", "text/html"}, header...)
+	}
 	var out *Response
 	var msg string
 	if strings.EqualFold(attr(f.n, "method"), "post") {

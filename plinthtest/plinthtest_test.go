@@ -166,7 +166,7 @@ func TestJSONAPI(t *testing.T) {
 	}
 	c.Get("/books/b1").Status(200).JSONEq(`{"id":"b1","title":"Dune","pages":412}`)
 	c.PostJSON("/books", `{"pages":0}`).
-		Problem(422, "").Field("title", "required").Field("body.pages", "")
+		Problem(422, "").HasField("title", "required").HasField("body.pages", "")
 	c.PostJSON("/books", `{"title":"taken","pages":1}`).Problem(409, "about:blank").HasDetail("exists")
 	c.Get("/books/b9").Problem(404, "").HasDetail("no book b9")
 	c.PostJSON("/books", `{"title":`).Problem(400, "")
@@ -230,10 +230,10 @@ func TestFailureMessages(t *testing.T) {
 		{"Problem status", func(c *plinthtest.Client) { c.Get("/books/b9").Problem(410, "") },
 			[]string{"status 404 (body's 404), want 410", "detail:  no book b9"}},
 		{"Field missing", func(c *plinthtest.Client) {
-			c.PostJSON("/books", `{"pages":0}`).Problem(422, "").Field("author", "required")
+			c.PostJSON("/books", `{"pages":0}`).Problem(422, "").HasField("author", "required")
 		}, []string{"no error for author"}},
 		{"Field message", func(c *plinthtest.Client) {
-			c.PostJSON("/books", `{"pages":0}`).Problem(422, "").Field("title", "too long")
+			c.PostJSON("/books", `{"pages":0}`).Problem(422, "").HasField("title", "too long")
 		}, []string{`the error for title is ["body.title: is required"]`}},
 		{"Redirect on a 200", func(c *plinthtest.Client) { c.Get("/me", "Cookie", "sid=x").Redirect("/account") },
 			[]string{`Redirect("/account"): not a redirect`}},
@@ -289,4 +289,77 @@ func TestOpenAPIConformance(t *testing.T) {
 	c.Get("/books/b1").Status(200)
 	c.Get("/books/zz").Status(404)
 	c.PostJSON("/books", `{}`).Status(422)
+}
+
+// headerApp serves /form, a form with a CSRF field and another hidden
+// field, and /echo, which answers the request's origin headers; /set sets
+// a cookie and /cookie shows it.
+func headerApp() *plinth.App {
+	app := plinth.New()
+	app.Get("/form", func(c *plinth.Ctx) error {
+		return c.HTML(200, `<form method="post" action="/echo"><input type="hidden" name="csrf_token" value="tok">`+
+			`<input type="hidden" name="id" value="7"><input name="q"></form>`)
+	})
+	app.Post("/echo", func(c *plinth.Ctx) error {
+		h := c.Request().Header
+		return c.Text(200, fmt.Sprintf("origin=%q site=%q mode=%q", h.Get("Origin"), h.Get("Sec-Fetch-Site"), h.Get("Sec-Fetch-Mode")))
+	})
+	app.Get("/set", func(c *plinth.Ctx) error {
+		c.SetCookie(&http.Cookie{Name: "k", Value: "v", Path: "/"})
+		return c.Text(200, "set")
+	})
+	app.Get("/cookie", func(c *plinth.Ctx) error {
+		ck, err := c.Request().Cookie("k")
+		if err != nil {
+			return c.Text(200, "none")
+		}
+		return c.Text(200, ck.Value)
+	})
+	return app
+}
+
+// Removing the form's CSRF field also leaves out the browser's proof of
+// origin, so that a CSRF check takes its token step (web.CSRF's test is in
+// web/webtest); removing another hidden field does not.
+func TestFormRemoveCSRFField(t *testing.T) {
+	c := plinthtest.New(t, headerApp(), plinthtest.Config{})
+	browser := `origin="http://example.com" site="same-origin" mode="navigate"`
+	c.Form("/form", "form").Submit().Status(200).Contains(browser)
+	c.Form("/form", "form").Remove("id").Submit().Status(200).Contains(browser)
+	c.Form("/form", "form").Remove("csrf_token").Submit().Status(200).Contains(`origin="" site="" mode=""`)
+	c.Form("/form", "form").Remove("csrf_token").Submit("Sec-Fetch-Site", "same-origin").Status(200).
+		Contains(`origin="" site="same-origin" mode=""`)
+}
+
+// In binds the Client to a subtest: its failures are the subtest's, not
+// the parent's, and the cookie jar is the parent Client's.
+func TestIn(t *testing.T) {
+	parent, sub := &fakeTB{}, &fakeTB{}
+	c := plinthtest.New(parent, headerApp(), plinthtest.Config{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		in := c.In(sub)
+		in.Get("/set").Status(200)
+		in.Get("/cookie").Status(200).Contains("v")
+		in.Get("/cookie").Status(404) // fails the subtest only
+		t.Error("the failed assertion did not stop the subtest's goroutine")
+	}()
+	<-done
+	if len(sub.msgs) != 1 || !strings.Contains(sub.msgs[0], "GET /cookie") {
+		t.Errorf("the subtest's failures: %q", sub.msgs)
+	}
+	if len(parent.msgs) != 0 {
+		t.Errorf("the parent failed: %q", parent.msgs)
+	}
+	c.Get("/cookie").Contains("v") // the cookie the subtest's Client got
+	if len(parent.msgs) != 0 {
+		t.Errorf("the parent's Client does not share the jar: %q", parent.msgs)
+	}
+
+	real := plinthtest.New(t, headerApp(), plinthtest.Config{})
+	real.Get("/set").Status(200)
+	t.Run("subtest", func(t *testing.T) {
+		real.In(t).Get("/cookie").Status(200).Contains("v")
+	})
 }

@@ -325,11 +325,11 @@ func (p *Problem) HasDetail(s string) *Problem {
 	return p
 }
 
-// Field asserts that the problem's "errors" list (a 422's) has an entry
-// for the field (its location, "body.title", or the location's last part,
-// "title") whose message contains message ("required" matches "is
-// required"; an empty message matches any).
-func (p *Problem) Field(field, message string) *Problem {
+// HasField asserts that the problem's "errors" list (a 422's) has an
+// entry for the field (its location, "body.title", or the location's last
+// part, "title") whose message contains message ("required" matches "is
+// required"; an empty message matches any). NoField is its negation.
+func (p *Problem) HasField(field, message string) *Problem {
 	p.r.t.Helper()
 	var seen []string
 	for _, e := range p.p.Errors {

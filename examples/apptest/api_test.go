@@ -22,7 +22,7 @@ func TestCreateAccount(t *testing.T) {
 
 func TestCreateAccountValidation(t *testing.T) {
 	client(t).PostJSON("/accounts", `{"email":"nope","plan":"gold"}`).
-		Problem(422, "").Field("body.email", "email").Field("body.plan", "")
+		Problem(422, "").HasField("body.email", "email").HasField("body.plan", "")
 }
 
 func TestCreateAccountConflict(t *testing.T) {

@@ -25,5 +25,5 @@ func TestDeclinedWithPlinthtest(t *testing.T) {
 		t.Errorf("order %+v, %d charges: want declined, 1", o, len(fake.charges))
 	}
 	c.Get("/payments/" + strconv.FormatInt(o.PaymentID, 10)).Status(200).Contains(`"reference":"fake-1"`)
-	c.PostJSON("/orders", `{"item":""}`, "X-User", "ada").Problem(422, "").Field("body.item", "required")
+	c.PostJSON("/orders", `{"item":""}`, "X-User", "ada").Problem(422, "").HasField("body.item", "required")
 }

@@ -62,7 +62,7 @@ func TestSignedIn(t *testing.T) {
 	c, s := client(t)
 	webtest.SignIn(t, c, s.sessions, s.auth, "1")
 	c.Get("/account").Status(200).HTML().Find("#email").HasText(DemoEmail)
-	webtest.SessionOf(t, c, s.sessions).Has("_uid")
+	webtest.SessionOf(t, c, s.sessions).HasKey("_uid")
 	webtest.SignOut(t, c, s.sessions, s.auth)
 	c.Get("/account").Redirect("/login")
 }

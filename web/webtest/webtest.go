@@ -119,8 +119,8 @@ func (s *Session) Value(key string) (any, bool) {
 	return v, ok
 }
 
-// Has asserts that the session has key.
-func (s *Session) Has(key string) *Session {
+// HasKey asserts that the session has key.
+func (s *Session) HasKey(key string) *Session {
 	s.t.Helper()
 	if _, ok := s.values[key]; !ok {
 		s.t.Fatalf("webtest: the session has no %q; its keys: %q", key, s.keys)
@@ -128,8 +128,8 @@ func (s *Session) Has(key string) *Session {
 	return s
 }
 
-// Missing asserts that the session lacks key.
-func (s *Session) Missing(key string) *Session {
+// NoKey asserts that the session lacks key.
+func (s *Session) NoKey(key string) *Session {
 	s.t.Helper()
 	if v, ok := s.values[key]; ok {
 		s.t.Fatalf("webtest: the session has %q = %v, want none", key, v)

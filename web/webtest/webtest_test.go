@@ -53,7 +53,7 @@ func TestSignInSessionFlash(t *testing.T) {
 	c.Get("/me", "Accept", "text/html").Redirect("/login")
 	webtest.SignIn(t, c, sessions, auth, "1")
 	c.Get("/me").Status(200).Contains("Ada")
-	webtest.SessionOf(t, c, sessions).Has("_uid").Missing("cart")
+	webtest.SessionOf(t, c, sessions).HasKey("_uid").NoKey("cart")
 
 	c.Get("/note").Status(303)
 	webtest.HasFlash(t, c, sessions, "info", "Saved.")
@@ -98,7 +98,7 @@ func TestFailures(t *testing.T) {
 		want string
 	}{
 		{func(tb testing.TB) { webtest.HasFlash(tb, c, sessions, "error", "Nope.") }, `no error flash "Nope."; pending: []`},
-		{func(tb testing.TB) { webtest.SessionOf(tb, c, sessions).Has("_uid") }, `the session has no "_uid"`},
+		{func(tb testing.TB) { webtest.SessionOf(tb, c, sessions).HasKey("_uid") }, `the session has no "_uid"`},
 		{func(tb testing.TB) { webtest.SignIn[*user](tb, c, sessions, nil, "1") }, "the Auth is nil"},
 		{func(tb testing.TB) { webtest.SignIn(tb, c, nil, auth, "1") }, "the Sessions"},
 		{func(tb testing.TB) {
@@ -109,4 +109,32 @@ func TestFailures(t *testing.T) {
 			t.Errorf("failure %q, want one containing %q", got, tc.want)
 		}
 	}
+}
+
+// A form whose CSRF field the test removes is refused by web.CSRF, as a
+// user of Form.Remove expects: the submission carries no proof of origin
+// either (plinthtest leaves out Origin and Sec-Fetch-*), so the middleware
+// takes its token step. The whole form passes.
+func TestFormWithoutCSRFTokenRefused(t *testing.T) {
+	sessions, err := web.NewSessions(web.SessionsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := plinth.New()
+	sessions.Attach(app)
+	app.Use(web.CSRF(web.CSRFConfig{}))
+	app.Get("/form", func(c *plinth.Ctx) error {
+		field, err := web.CSRFField(c)
+		if err != nil {
+			return err
+		}
+		return c.HTML(200, `<form method="post" action="/form">`+string(field)+`<input name="q"></form>`)
+	})
+	app.Post("/form", func(c *plinth.Ctx) error { return c.Text(200, "accepted") })
+	c := plinthtest.New(t, app, plinthtest.Config{})
+	c.Form("/form", "form").Set("q", "x").Submit().Status(200).Contains("accepted")
+	c.Form("/form", "form").Set("q", "x").Remove(web.DefaultCSRFField).Submit().Problem(403, "").HasDetail("CSRF token")
+	t.Run("in a subtest", func(t *testing.T) {
+		c.In(t).Form("/form", "form").Remove(web.DefaultCSRFField).Submit().Status(403)
+	})
 }
