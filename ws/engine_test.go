@@ -39,25 +39,6 @@ const handshakeBound = 3 * time.Second
 // limit the tests configure on both sides.
 const bigMessage = 1 << 20
 
-// lockedBuffer is a bytes.Buffer safe for the server's logger and the
-// test reading it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // forEachEngine runs fn once per engine, in parallel.
 func forEachEngine(t *testing.T, fn func(t *testing.T, eng string)) {
 	t.Helper()
@@ -84,7 +65,7 @@ type engServer struct {
 // from the startup line that eng is the engine answering.
 func serveEngine(t *testing.T, eng string, app *plinth.App, ends chan error) *engServer {
 	t.Helper()
-	logs := &lockedBuffer{}
+	logs := &syncBuffer{}
 	app.Config.Engine = eng
 	app.Config.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	app.Logger = quiet()

@@ -15,6 +15,8 @@ import (
 	"github.com/plinth-go/plinth/ws"
 )
 
+// syncBuffer is a bytes.Buffer safe for a server's logger and the test
+// reading it.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
