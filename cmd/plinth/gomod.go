@@ -24,9 +24,23 @@ const goDirective = "1.26.0"
 
 // knownModules are Plinth's modules other than the core, by path below
 // it. They are released with the core, under the same version. With
-// --replace, the checkout's own go.mod files are read instead, so that a
-// module added since this list was written is found too.
-var knownModules = []string{"data", "middleware/compress", "middleware/redisstore", "observe/metrics", "observe/tracing"}
+// --replace, the checkout's own go.mod files are read instead.
+// TestKnownModulesMatchTheWorkspace holds the list equal to go.work's
+// modules, less the benchmarks, the examples and api/conformance.
+var knownModules = []string{
+	"cache/ottercache",
+	"cache/rediscache",
+	"data",
+	"jobs/riverjobs",
+	"mail/smtpmail",
+	"middleware/compress",
+	"middleware/redisstore",
+	"observe/metrics",
+	"observe/tracing",
+	"web/pgstore",
+	"web/redisstore",
+	"ws",
+}
 
 // plinthSource says where a new project gets Plinth from: a released
 // version from the module proxy, or a local checkout (--replace).
