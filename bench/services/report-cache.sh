@@ -17,7 +17,7 @@ Hits: 10,000 keys, all present, read in turn (uniform: every hit of an LRU moves
 the CPU's caches) or by Zipf's law (s = 1.01: a few keys take most reads, as in real traffic); every library holds
 the same keys at a capacity of 20,000, the value a small struct (a title, a count, two tags). golang-lru is
 hashicorp/golang-lru/v2 v2.0.7 (one mutex); otter is maypok86/otter/v2 v2.4.0. plinth-memory-get is
-\`cache.Memory.Get\` (bytes); plinth-memory-remember is \`cache.Of[T].Fetch\` on Memory (the key checked, the T
+\`cache.MemoryStore.Get\` (bytes); plinth-memory-remember is \`cache.Of[T].Fetch\` on MemoryStore (the key checked, the T
 returned, the outcome said; -tagged: with one tag, its generation checked); plinth-otter-remember is the same on
 the otter module's store. Parallel: RunParallel on GOMAXPROCS (2) goroutines, ns per hit.
 MD
