@@ -12,7 +12,7 @@ import (
 // newGin is gin.New() in release mode, without logger or recovery, with
 // HandleMethodNotAllowed on so that it answers 405 like the others.
 func newGin(routes []Route) http.Handler {
-	engine := ginEngine()
+	engine := GinEngine()
 	ginRoutes(engine, routes)
 	return engine
 }
@@ -20,7 +20,7 @@ func newGin(routes []Route) http.Handler {
 // securedGin uses gin-contrib/requestid, a header middleware and a context
 // deadline middleware (gin has no timeout middleware of its own).
 func securedGin(routes []Route, _ bool) http.Handler {
-	engine := ginEngine()
+	engine := GinEngine()
 	headers := SecurityHeaderSet()
 	engine.Use(requestid.New(),
 		func(c *gin.Context) {
@@ -38,7 +38,10 @@ func securedGin(routes []Route, _ bool) http.Handler {
 	return engine
 }
 
-func ginEngine() *gin.Engine {
+// GinEngine is gin.New() in release mode, answering 405 where a path
+// has other methods: the gin of every benchmark (the router scenarios here,
+// the validated-json ones in internal/validated).
+func GinEngine() *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	engine := gin.New()
 	engine.HandleMethodNotAllowed = true

@@ -20,6 +20,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/api"
+	"github.com/plinth-go/plinth/bench/internal/suite"
 )
 
 // RequestBody is the request body of the scenario.
@@ -142,7 +143,7 @@ func Huma() http.Handler {
 
 // Gin binds with ShouldBindJSON and binding tags (validator v10).
 func Gin() http.Handler {
-	engine := ginEngine()
+	engine := suite.GinEngine()
 	engine.POST("/users", func(c *gin.Context) {
 		var u PGUser
 		if err := c.ShouldBindJSON(&u); err != nil {
@@ -151,14 +152,6 @@ func Gin() http.Handler {
 		}
 		c.JSON(http.StatusCreated, &u)
 	})
-	return engine
-}
-
-// ginEngine is gin.New() in release mode, as the router benchmarks' gin.
-func ginEngine() *gin.Engine {
-	gin.SetMode(gin.ReleaseMode)
-	engine := gin.New()
-	engine.HandleMethodNotAllowed = true
 	return engine
 }
 
