@@ -21,7 +21,7 @@ Commands:
 
 Builds the program in PKG (default .) with -tags plinth_inspect and runs it
 with PLINTH_INSPECT="jobs COMMAND [ARG]": its App.Run answers from the
-jobs Client that jobs.Attach attached (through the program's own backend,
+jobs Client that Client.Attach attached (through the program's own backend,
 so the plinth command needs no database driver) and exits, before it
 listens or runs its OnStart hooks. The program opens its database before
 Run, as it does to serve, from its usual environment (PLINTH_DATABASE_URL).

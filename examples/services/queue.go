@@ -13,7 +13,7 @@ import (
 )
 
 // openQueue opens the job queue on db (River's tables are migrated by
-// migrate) and ties it to app's lifecycle with jobs.Attach: PLINTH_ROLE says
+// migrate) and ties it to app's lifecycle with Client.Attach: PLINTH_ROLE says
 // whether this process runs the workers and the periodic jobs (worker,
 // all) or only enqueues (web); PLINTH_JOB_TIMEOUT bounds an attempt; the
 // workers stop with the drain (a job still running near the end of the

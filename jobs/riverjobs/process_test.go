@@ -21,7 +21,7 @@ import (
 )
 
 // The subprocess tests run this test binary as a worker process (childEnv
-// set): an App with jobs.Attach working the sleep kind on the database of
+// set): an App with jobs.Client.Attach working the sleep kind on the database of
 // RIVER_CHILD_DB until SIGTERM, then exiting 0 (childMain).
 const childEnv = "RIVER_CHILD_DB"
 
@@ -63,7 +63,7 @@ func handleSleep(c *jobs.Client, db *data.DB, out io.Writer) {
 }
 
 // childMain is a tiny application: a plinth App with the jobs Client
-// attached (jobs.Attach: workers start with the App, the soft stop at the
+// attached (Client.Attach: workers start with the App, the soft stop at the
 // drain, the hard stop at the grace less jobs.StopMargin), stopped by
 // SIGTERM through App.Run.
 func childMain(url string) int {

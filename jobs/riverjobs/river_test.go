@@ -633,7 +633,7 @@ func TestCancelRunning(t *testing.T) {
 	}
 }
 
-// TestJobTimeoutOneParser: New and jobs.ResolveConfig (what jobs.Attach
+// TestJobTimeoutOneParser: New and jobs.ResolveConfig (what jobs.NewClient
 // resolves) read PLINTH_JOB_TIMEOUT with one parser: the same value, and
 // for a bad value or field the same error text.
 func TestJobTimeoutOneParser(t *testing.T) {
