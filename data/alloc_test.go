@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // Attach adds nothing to a request that does not fail: the error handler
 // wrapper runs only on errors, the readiness check only on probes.
 func TestAttachAddsNoAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are not exact under the race detector (sync.Pool drops items at random); the run without -race checks them")
 	}
 	db := openTest(t, Config{URL: "sqlite::memory:"})

@@ -1,5 +1,0 @@
-//go:build !race
-
-package data
-
-const raceEnabled = false
