@@ -48,7 +48,7 @@ type reports struct {
 }
 
 func newReports(store cache.Store) *reports {
-	// WithLock: instances sharing Redis compute a cold report once between
+	// Config.Lock: instances sharing Redis compute a cold report once between
 	// them (the holder computes, the others poll the Store for its value, up
 	// to a second); in one process single flight does it already.
 	return &reports{store: store, of: cache.New[report](store, cache.Config[report]{Tags: []string{reportTag}, Lock: true, LockTTL: reportLockTTL, LockWait: time.Second})}
