@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -62,8 +61,13 @@ func decodeJSON(data []byte) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("data after the JSON value at byte %d", dec.InputOffset())
+	off := dec.InputOffset()
+	for i := off; i < int64(len(data)); i++ {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r': // JSON's white space
+		default:
+			return nil, fmt.Errorf("data after the JSON value at byte %d", i)
+		}
 	}
 	return v, nil
 }
@@ -241,6 +245,9 @@ func lookupMedia(content map[string]any, mt string) (any, bool) {
 	if mt == "" {
 		return nil, false
 	}
+	if v, ok := content[mt]; ok {
+		return v, true
+	}
 	typ, _, _ := strings.Cut(mt, "/")
 	var ranged, any_ any
 	var hasRanged, hasAny bool
@@ -358,8 +365,12 @@ func (d *document) pointer(ref string) (any, bool) {
 	if !strings.HasPrefix(frag, "/") {
 		return nil, false
 	}
-	for _, tok := range strings.Split(frag[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	for rest, more := frag[1:], true; more; {
+		var tok string
+		tok, rest, more = strings.Cut(rest, "/")
+		if strings.Contains(tok, "~") {
+			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		}
 		switch x := v.(type) {
 		case map[string]any:
 			if v, ok = x[tok]; !ok {

@@ -64,17 +64,9 @@ func (d *document) validateKeywords(v any, s map[string]any, depth int) (string,
 		}
 	}
 	if t, ok := s["type"]; ok {
-		types := typeNames(t)
 		got := jsonType(v)
-		match := false
-		for _, want := range types {
-			if got == want || want == "number" && got == "integer" {
-				match = true
-				break
-			}
-		}
-		if !match {
-			want := strings.Join(types, " or ")
+		if !typeMatches(t, got) {
+			want := strings.Join(typeNames(t), " or ")
 			if got == "null" {
 				return "", fmt.Sprintf("null, want %s", want)
 			}
@@ -424,6 +416,22 @@ func (d *document) regexp(p string) *regexp.Regexp {
 		d.res[p] = re
 	}
 	return re
+}
+
+// typeMatches reports whether the JSON type got is one that the type
+// keyword t names (an integer is a number).
+func typeMatches(t any, got string) bool {
+	switch x := t.(type) {
+	case string:
+		return got == x || x == "number" && got == "integer"
+	case []any:
+		for _, e := range x {
+			if want, _ := e.(string); got == want || want == "number" && got == "integer" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // typeNames reads the type keyword: a name or a list of names.
