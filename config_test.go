@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plinth-go/plinth/internal/syncbuf"
 )
 
 // envOf returns a lookup function over m, standing in for os.LookupEnv.
@@ -482,7 +484,7 @@ func TestUnknownVariablesWarned(t *testing.T) {
 // misspelled variable, once.
 func TestServeWarnsOnceAtStart(t *testing.T) {
 	t.Setenv("PLINTH_MAX_BODY_BYTE", "1")
-	var buf syncBuffer
+	var buf syncbuf.Buffer
 	app := New()
 	app.Config = testConfig()
 	app.Config.Logger = slog.New(slog.NewTextHandler(&buf, nil))

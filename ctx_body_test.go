@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/plinth-go/plinth/internal/syncbuf"
 )
 
 // trickleBody sends a request head declaring a 100000-byte body, then one
@@ -223,7 +225,7 @@ func TestBodyReadErrors(t *testing.T) {
 		}
 		return c.Text(200, fmt.Sprint(len(b)))
 	})
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	app.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	s := serveApp(t, app, listenLocal(t))
 

@@ -32,6 +32,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/plinth-go/plinth/internal/syncbuf"
 )
 
 // engineNames are the engines every test of the engine runs on.
@@ -110,7 +112,7 @@ type connSeen struct {
 type diffServer struct {
 	engine string
 	addr   string
-	logs   *syncBuffer
+	logs   *syncbuf.Buffer
 	mu     sync.Mutex
 	taps   map[string]*tapConn  // by client address
 	seen   map[string]*connSeen // by client address
@@ -233,7 +235,7 @@ func (s *diffServer) handler(w http.ResponseWriter, r *http.Request) {
 // handler on engine, until t ends.
 func startDiffServer(t testing.TB, engine string, configure func(*Config)) *diffServer {
 	t.Helper()
-	s := &diffServer{engine: engine, logs: &syncBuffer{}, taps: map[string]*tapConn{}, seen: map[string]*connSeen{}}
+	s := &diffServer{engine: engine, logs: &syncbuf.Buffer{}, taps: map[string]*tapConn{}, seen: map[string]*connSeen{}}
 	app := New()
 	app.Logger = quietLogger()
 	cfg := Config{Logger: slog.New(slog.NewTextHandler(s.logs, nil)), ShutdownTimeout: 2 * time.Second}

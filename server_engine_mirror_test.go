@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plinth-go/plinth/internal/syncbuf"
 )
 
 // forEngines runs fn once per engine, in parallel.
@@ -33,10 +35,10 @@ func forEngines(t *testing.T, fn func(t *testing.T, eng string)) {
 // serveOn serves app on engine eng until t ends; the server's log goes to
 // the returned buffer. It fails t if the startup line does not name a
 // non-default engine (then net/http would be answering instead).
-func serveOn(t *testing.T, eng string, app *App) (*served, *syncBuffer) {
+func serveOn(t *testing.T, eng string, app *App) (*served, *syncbuf.Buffer) {
 	t.Helper()
 	app.Config.Engine = eng
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	app.Logger = quietLogger()
 	app.Config.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	if app.Config.ShutdownTimeout == 0 {

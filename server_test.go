@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plinth-go/plinth/internal/syncbuf"
 )
 
 // The tests in this file run real servers on 127.0.0.1. They assert that
@@ -1213,7 +1215,7 @@ func TestServerPeerAddr(t *testing.T) {
 }
 
 func TestServerStartupLog(t *testing.T) {
-	var buf syncBuffer
+	var buf syncbuf.Buffer
 	app := New()
 	app.Config = testConfig()
 	app.Config.Logger = slog.New(slog.NewJSONHandler(&buf, nil))
@@ -1247,23 +1249,6 @@ func TestServerStartupLog(t *testing.T) {
 			t.Errorf("startup line has no %s: %v", k, m)
 		}
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // With ReusePort, MaxConnections still bounds the connections of the

@@ -1,35 +1,22 @@
 package middleware
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/internal/syncbuf"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
 
 // An event stream is logged once it ends, with its status, the bytes it
 // sent and its whole duration.
 func TestAccessLogSSE(t *testing.T) {
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	app := plinth.New()
 	app.Logger = slog.New(slog.DiscardHandler)
 	app.Use(AccessLog(AccessLogConfig{Logger: slog.New(slog.NewJSONHandler(&out, nil))}))
@@ -60,10 +47,8 @@ func TestAccessLogSSE(t *testing.T) {
 		Bytes    int64 `json:"bytes"`
 		Duration int64 `json:"duration"`
 	}
-	out.mu.Lock()
-	defer out.mu.Unlock()
-	if err := json.Unmarshal(out.b.Bytes(), &rec); err != nil {
-		t.Fatalf("%v: %q", err, out.b.String())
+	if err := json.Unmarshal(out.Bytes(), &rec); err != nil {
+		t.Fatalf("%v: %q", err, out.String())
 	}
 	if rec.Status != 200 || rec.Bytes != int64(len(body)) || rec.Bytes != int64(3*len("data: 0123456789\n\n")) || time.Duration(rec.Duration) < 150*time.Millisecond {
 		t.Errorf("record %+v, body %d bytes", rec, len(body))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/internal/syncbuf"
 	"github.com/plinth-go/plinth/web"
 )
 
@@ -930,28 +931,10 @@ func TestSessionErrorPageCallsNoStore(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log destination safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestSessionsLogStoreAtStart: when the App starts serving, the sessions
 // log the store in use (its String) and the store timeout.
 func TestSessionsLogStoreAtStart(t *testing.T) {
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	s, err := web.NewSessions(web.SessionsConfig{
 		Store:  &blockingStore{}, // no String: its type is logged
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plinth-go/plinth/internal/syncbuf"
 )
 
 // plinth dev on a generated project: an edited handler is served after the
@@ -21,7 +23,7 @@ func TestDev(t *testing.T) {
 		t.Fatalf("plinth new: exit %d\n%s%s", code, stdout, stderr)
 	}
 	addr := freeAddr(t)
-	var out, errOut syncBuffer
+	var out, errOut syncbuf.Buffer
 	env := &environment{stdout: &out, stderr: &errOut, dir: dir, env: projectEnv("PLINTH_ADDR=" + addr)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

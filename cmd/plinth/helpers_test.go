@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net"
@@ -11,10 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/plinth-go/plinth/internal/syncbuf"
 	"github.com/plinth-go/plinth/racetest"
 )
 
@@ -40,28 +39,10 @@ func slow(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writers and readers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // cli runs the command line in process with env's environment and
 // directory, and returns its output and exit status.
 func cli(env *environment, args ...string) (stdout, stderr string, code int) {
-	var out, errOut syncBuffer
+	var out, errOut syncbuf.Buffer
 	e := *env
 	e.stdout, e.stderr = &out, &errOut
 	code = runIn(&e, args)

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plinth-go/plinth/internal/syncbuf"
 )
 
 // probe is one request to a generated project's running server.
@@ -126,7 +128,7 @@ func TestNewProjects(t *testing.T) {
 			srv := exec.Command(filepath.Join(dir, "app"))
 			srv.Dir = dir
 			srv.Env = projectEnv(append([]string{"PLINTH_ADDR=" + addr, "PLINTH_DATABASE_URL=sqlite:" + filepath.Join(dir, "test.db")}, tc.env...)...)
-			var logs syncBuffer
+			var logs syncbuf.Buffer
 			srv.Stdout, srv.Stderr = &logs, &logs
 			if err := srv.Start(); err != nil {
 				t.Fatal(err)

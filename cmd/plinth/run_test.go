@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/plinth-go/plinth/internal/syncbuf"
 )
 
 // Every bad command line gets its own message on standard error and exit
@@ -68,7 +70,7 @@ func TestBadArguments(t *testing.T) {
 }
 
 func TestHelpAndVersion(t *testing.T) {
-	var out, errOut syncBuffer
+	var out, errOut syncbuf.Buffer
 	code := run([]string{"version"}, &out, &errOut)
 	stdout := out.String()
 	if code != 0 || !strings.HasPrefix(stdout, "plinth ") || !strings.Contains(stdout, runtime.Version()) {
