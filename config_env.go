@@ -13,7 +13,7 @@ import (
 // a module attached to it, nor the application declared: a misspelled
 // PLINTH_MAX_BODY_BYTE would otherwise be ignored in silence. The warning
 // suggests the nearest known name. Plinth's modules declare their variables
-// when they are attached (data.Attach, Sessions.Attach, metrics.New,
+// when they are attached (data.DB.Attach, Sessions.Attach, metrics.New,
 // tracing.New); PLINTH_TEST_* variables are never reported. Declaring a
 // name twice, or a name without the PLINTH_ prefix, is harmless.
 func (a *App) DeclareEnv(names ...string) {
