@@ -4,8 +4,9 @@ import (
 	"context"
 	"net/http"
 	"reflect"
-	"runtime"
 	"strings"
+
+	"github.com/plinth-go/plinth/internal/funcname"
 )
 
 // compose wraps h in the middleware of g and of its ancestors, the App's
@@ -197,18 +198,11 @@ func handlerName(h http.Handler) string {
 	case namedHandler:
 		return f.name
 	case HandlerFunc:
-		return funcName(f)
+		return funcname.Of(f)
 	case http.HandlerFunc:
-		return funcName(f)
+		return funcname.Of(f)
 	}
 	return reflect.TypeOf(h).String()
-}
-
-func funcName(f any) string {
-	if fn := runtime.FuncForPC(reflect.ValueOf(f).Pointer()); fn != nil {
-		return fn.Name()
-	}
-	return "func"
 }
 
 // NamedHandler returns h under name: App.Routes, and so `plinth routes`,

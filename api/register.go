@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"runtime"
 	"strings"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/internal/funcname"
 )
 
 // Register adds a typed operation: a route for op.Method and op.Path whose
@@ -26,7 +26,7 @@ func Register[In, Out any](r Registrar, op Operation, h func(context.Context, *I
 	if h == nil {
 		panic("api: Register: nil handler for " + op.Method + " " + op.Path)
 	}
-	register[In, Out](r, op, funcName(h), func(c *plinth.Ctx, in *In) (*Out, error) { return h(c.Context(), in) })
+	register[In, Out](r, op, funcname.Of(h), func(c *plinth.Ctx, in *In) (*Out, error) { return h(c.Context(), in) })
 }
 
 // RegisterCtx is Register for a handler that wants the *plinth.Ctx (the
@@ -35,7 +35,7 @@ func RegisterCtx[In, Out any](r Registrar, op Operation, h func(*plinth.Ctx, *In
 	if h == nil {
 		panic("api: RegisterCtx: nil handler for " + op.Method + " " + op.Path)
 	}
-	register[In, Out](r, op, funcName(h), h)
+	register[In, Out](r, op, funcname.Of(h), h)
 }
 
 // register checks op, compiles In and Out, records the operation for the
@@ -69,15 +69,6 @@ func register[In, Out any](r Registrar, op Operation, name string, h func(*plint
 		target.SetBodyLimit(op.MaxBodyBytes)
 	}
 	target.Handle(op.Method+" "+op.Path, plinth.NamedHandler(op.OperationID+" ("+name+")", operationHandler(in, out, op.DefaultStatus, h)))
-}
-
-// funcName is the name of the function f, as the runtime knows it
-// (main.listTasks, or main.routes.func1 for a closure).
-func funcName(f any) string {
-	if fn := runtime.FuncForPC(reflect.ValueOf(f).Pointer()); fn != nil {
-		return fn.Name()
-	}
-	return "func"
 }
 
 // normalise checks op's method and path (below a group's prefix, "" is the
