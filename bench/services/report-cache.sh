@@ -8,7 +8,7 @@ file=$1
 cmd=$(head -1 "$file" | sed 's/^# //')
 machine=$(sed -n 2p "$file" | sed 's/^# //')
 cat <<MD
-# Cache (issue 30)
+# Cache
 
 Produced by \`$cmd\` ($machine; raw output in \`$(basename "$file")\`). Median of the rounds; each round runs every
 benchmark once, so the libraries alternate. See \`bench/services/cache_bench_test.go\`.
