@@ -22,6 +22,9 @@ import (
 type document struct {
 	ops  []*operation
 	root any // the document, decoded with UseNumber
+	// v30: an OpenAPI 3.0 document (SetOpenAPI's, from another generator),
+	// whose schemas say nullable: true and exclusiveMinimum: true.
+	v30 bool
 
 	mu  sync.Mutex
 	res map[string]*regexp.Regexp // compiled patterns, nil for one Go cannot compile
@@ -80,7 +83,8 @@ func parseDocument(data []byte) (*document, error) {
 	}
 	top, _ := root.(map[string]any)
 	paths, _ := top["paths"].(map[string]any)
-	d := &document{root: root, res: map[string]*regexp.Regexp{}}
+	version, _ := top["openapi"].(string)
+	d := &document{root: root, res: map[string]*regexp.Regexp{}, v30: strings.HasPrefix(version, "3.0")}
 	for tmpl, it := range paths {
 		item, _ := d.resolve(it).(map[string]any)
 		for method, opData := range item {

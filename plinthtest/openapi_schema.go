@@ -28,7 +28,9 @@ const maxSchemaDepth = 512
 // properties, patternProperties, additionalProperties, propertyNames,
 // required, dependentRequired, dependentSchemas, minProperties,
 // maxProperties, allOf, anyOf, oneOf, not, if, then and else. null is a
-// value like any other: it passes only a schema that allows it. A keyword
+// value like any other: it passes only a schema that allows it (in an
+// OpenAPI 3.0 document, nullable: true allows it; exclusiveMinimum: true
+// and exclusiveMaximum: true make minimum and maximum exclusive). A keyword
 // it cannot check (unevaluatedProperties, a pattern Go cannot compile)
 // fails the value rather than passing it.
 //
@@ -65,7 +67,10 @@ func (d *document) validateKeywords(v any, s map[string]any, depth int) (string,
 	}
 	if t, ok := s["type"]; ok {
 		got := jsonType(v)
-		if !typeMatches(t, got) {
+		if nullable, _ := s["nullable"].(bool); got == "null" && nullable && d.v30 {
+			got = "" // OpenAPI 3.0's nullable: null passes the type
+		}
+		if got != "" && !typeMatches(t, got) {
 			want := strings.Join(typeNames(t), " or ")
 			if got == "null" {
 				return "", fmt.Sprintf("null, want %s", want)
@@ -203,10 +208,15 @@ func (d *document) validateNumber(x json.Number, s map[string]any) (string, stri
 		{"exclusiveMinimum", func(c int) bool { return c <= 0 }, "is not above the exclusive minimum"},
 		{"exclusiveMaximum", func(c int) bool { return c >= 0 }, "is not below the exclusive maximum"},
 	}
-	for _, b := range bounds {
+	for i, b := range bounds {
 		n, ok := s[b.key]
 		if !ok {
 			continue
+		}
+		if i < 2 && d.v30 {
+			if excl, _ := s[bounds[i+2].key].(bool); excl {
+				b = bounds[i+2] // OpenAPI 3.0: exclusiveMinimum: true makes minimum exclusive
+			}
 		}
 		if m := numberRat(n); m != nil && b.fail(r.Cmp(m)) {
 			return "", fmt.Sprintf("%s %s %s", x, b.msg, short(n))

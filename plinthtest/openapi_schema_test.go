@@ -105,6 +105,34 @@ func TestSchemaRegressions(t *testing.T) {
 	}
 }
 
+// TestOpenAPI30 reads a 3.0 document's nullable and boolean
+// exclusiveMinimum and exclusiveMaximum, which 3.1 dropped: a null a 3.0
+// document allows is not a failure, a bound it makes exclusive is one.
+func TestOpenAPI30(t *testing.T) {
+	for _, tc := range []struct {
+		version, schema, body, want string
+	}{
+		{"3.0.3", `{"type":"string","nullable":true}`, `null`, ""},
+		{"3.1.0", `{"type":"string","nullable":true}`, `null`, "null, want string"},
+		{"3.0.3", `{"type":"string"}`, `null`, "null, want string"},
+		{"3.0.3", `{"type":"integer","maximum":10,"exclusiveMaximum":true}`, `10`, "10 is not below the exclusive maximum 10"},
+		{"3.0.3", `{"type":"integer","minimum":1,"exclusiveMinimum":true}`, `1`, "1 is not above the exclusive minimum 1"},
+		{"3.0.3", `{"type":"integer","minimum":1,"exclusiveMinimum":false}`, `1`, ""},
+		{"3.1.0", `{"type":"integer","maximum":10}`, `10`, ""},
+	} {
+		d, err := parseDocument([]byte(`{"openapi":"` + tc.version + `","paths":{}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		schema, _ := decodeJSON([]byte(tc.schema))
+		v, _ := decodeJSON([]byte(tc.body))
+		_, msg := d.validate(v, schema, 0)
+		if tc.want == "" && msg != "" || tc.want != "" && !strings.Contains(msg, tc.want) {
+			t.Errorf("%s %s against %s: %q, want %q", tc.version, tc.body, tc.schema, msg, tc.want)
+		}
+	}
+}
+
 // TestConformRegressions holds the gaps of the response check around the
 // schema: trailing data, empty bodies, response $refs, headers, media
 // ranges, bodies where the document declares none.
