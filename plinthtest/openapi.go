@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/plinth-go/plinth"
 )
 
 // document is the part of an OpenAPI 3.1 document that the check reads:
@@ -31,10 +33,13 @@ type document struct {
 }
 
 type operation struct {
-	method    string
-	template  string
-	segments  []string // "" for a parameter
-	literals  int
+	method   string
+	template string
+	segments []string // "" for a parameter
+	literals int
+	// rest: the App's route ends in a {name...} wildcard, which the
+	// document writes {name}: its last parameter takes the rest of the path.
+	rest      bool
 	responses map[string]any // status ("201", "4XX", "default") -> response object
 }
 
@@ -50,6 +55,9 @@ func (c *Client) loadDocument() (*document, error) {
 			return
 		}
 		c.doc, c.docErr = parseDocument(data)
+		if c.doc != nil {
+			c.doc.markRest(c.app.Routes())
+		}
 	})
 	return c.doc, c.docErr
 }
@@ -119,18 +127,48 @@ func parseDocument(data []byte) (*document, error) {
 	return d, nil
 }
 
-// find returns the operation of method and path: among the templates that
-// match, the one with the most literal segments.
+// markRest marks the operations whose route ends in a {name...} wildcard
+// (the document writes it {name}), so that find matches them for paths
+// of any depth below.
+func (d *document) markRest(routes []plinth.RouteInfo) {
+	for _, rt := range routes {
+		method, path, ok := strings.Cut(rt.Pattern, " ")
+		if !ok {
+			method, path = "", rt.Pattern
+		}
+		path = strings.TrimSpace(path)
+		if !strings.HasSuffix(path, "...}") || !strings.HasPrefix(path, "/") {
+			continue
+		}
+		tmpl := strings.ReplaceAll(strings.ReplaceAll(path, "{$}", ""), "...}", "}")
+		for _, o := range d.ops {
+			if o.template == tmpl && (method == "" || o.method == method) {
+				o.rest = true
+			}
+		}
+	}
+}
+
+// find returns the operation of method and path (escaped, as in the
+// request line): among the templates that match, the one with the most
+// literal segments. A parameter matches one segment, %2F included; the
+// last one of a route with a {name...} wildcard, the rest of the path.
 func (d *document) find(method, path string) *operation {
 	segs := strings.Split(strings.Trim(path, "/"), "/")
 	var best *operation
 	for _, o := range d.ops {
-		if o.method != method || len(o.segments) != len(segs) {
+		if o.method != method || len(o.segments) != len(segs) && !(o.rest && len(segs) > len(o.segments)) {
 			continue
 		}
 		ok := true
 		for i, s := range o.segments {
-			if s != "" && s != segs[i] || s == "" && segs[i] == "" {
+			seg := segs[i]
+			if s != "" {
+				if u, err := url.PathUnescape(seg); err == nil {
+					seg = u
+				}
+			}
+			if s != "" && s != seg || s == "" && seg == "" && !(o.rest && i == len(o.segments)-1) {
 				ok = false
 				break
 			}
@@ -155,7 +193,7 @@ func (c *Client) checkOpenAPI(req *http.Request, r *Response) string {
 	if d == nil {
 		return ""
 	}
-	op := d.find(req.Method, req.URL.Path)
+	op := d.find(req.Method, req.URL.EscapedPath())
 	if op == nil {
 		return ""
 	}

@@ -227,6 +227,36 @@ func TestPlinthtestRefusesBrokenResponses(t *testing.T) {
 	if five != "" {
 		t.Errorf("a name of 5 code points (10 bytes) against maxLength 5: %s", five)
 	}
+	// a route with a {name...} wildcard (the document writes {name}) is
+	// checked at every depth, and a parameter holding %2F is one segment
+	rest := plinth.New()
+	ra := api.New(rest, api.Config{Title: "Files"})
+	api.Register(ra, api.Operation{Method: "GET", Path: "/files/{path...}"},
+		func(ctx context.Context, in *struct {
+			P string `path:"path"`
+		}) (*Item, error) {
+			it := goodItem()
+			it.Name = in.P
+			return it, nil
+		})
+	api.Register(ra, api.Operation{Method: "GET", Path: "/users/{id}/name"},
+		func(ctx context.Context, in *struct {
+			ID string `path:"id"`
+		}) (*Item, error) {
+			it := goodItem()
+			it.Name = in.ID
+			return it, nil
+		})
+	for path, want := range map[string]string{
+		"/files/ok": "", "/files/a/b/c/d": `at $.name: "a/b/c/d" is longer than 5 characters`,
+		"/files/toolong": `at $.name: "toolong"`, "/users/a%2Fbcdef/name": `at $.name: "a/bcdef" is longer than 5 characters`,
+	} {
+		msg := tb.run(func(tb testing.TB) { plinthtest.New(tb, rest, plinthtest.Config{}).Get(path) })
+		if want == "" && msg != "" || want != "" && !strings.Contains(msg, want) {
+			t.Errorf("GET %s: %q, want %q", path, msg, want)
+		}
+	}
+
 	// switched off, a broken response passes
 	if msg := tb.run(func(tb testing.TB) {
 		plinthtest.New(tb, app, plinthtest.Config{SkipOpenAPI: true}).Get("/items/long-name")
