@@ -27,12 +27,13 @@ const maxSchemaDepth = 512
 // contains, minContains, maxContains, minItems, maxItems, uniqueItems,
 // properties, patternProperties, additionalProperties, propertyNames,
 // required, dependentRequired, dependentSchemas, minProperties,
-// maxProperties, allOf, anyOf, oneOf, not, if, then and else. null is a
-// value like any other: it passes only a schema that allows it (in an
-// OpenAPI 3.0 document, nullable: true allows it; exclusiveMinimum: true
-// and exclusiveMaximum: true make minimum and maximum exclusive). A keyword
-// it cannot check (unevaluatedProperties, a pattern Go cannot compile)
-// fails the value rather than passing it.
+// maxProperties, unevaluatedProperties, allOf, anyOf, oneOf, not, if, then
+// and else. null is a value like any other: it passes only a schema that
+// allows it (in an OpenAPI 3.0 document, nullable: true allows it;
+// exclusiveMinimum: true and exclusiveMaximum: true make minimum and
+// maximum exclusive). A keyword it cannot check (unevaluatedItems,
+// $dynamicRef, a pattern Go cannot compile) fails the value rather than
+// passing it.
 //
 // It returns the JSON path of the first mismatch below v ("" for v
 // itself, ".a[2]" below it: built only on a mismatch, so that a valid
@@ -172,12 +173,100 @@ func (d *document) validateApplicators(v any, s map[string]any, depth int) (stri
 			}
 		}
 	}
-	for _, k := range []string{"unevaluatedProperties", "unevaluatedItems", "$dynamicRef"} {
+	for _, k := range []string{"unevaluatedItems", "$dynamicRef"} {
 		if _, ok := s[k]; ok {
 			return "", fmt.Sprintf("the schema uses %s, which plinthtest cannot check: not checked", k)
 		}
 	}
+	if ue, ok := s["unevaluatedProperties"]; ok {
+		if x, isObj := v.(map[string]any); isObj {
+			seen := map[string]bool{}
+			d.evaluated(x, s, seen, depth+1, true)
+			for _, k := range sortedNames(x) {
+				if seen[k] {
+					continue
+				}
+				if b, isBool := ue.(bool); isBool && !b {
+					return member(k), "member not in the schema (unevaluatedProperties is false)"
+				}
+				if p, m := d.validate(x[k], ue, depth+1); m != "" {
+					return member(k) + p, m
+				}
+			}
+		}
+	}
 	return "", ""
+}
+
+// evaluated adds to seen the members of x that s (which x passes)
+// evaluates, for unevaluatedProperties: those its properties,
+// patternProperties and additionalProperties reach, and those of the
+// subschemas that apply (allOf, the anyOf and oneOf ones x passes, if and
+// its branch, dependentSchemas, $ref, and an unevaluatedProperties below
+// the top schema).
+func (d *document) evaluated(x map[string]any, schema any, seen map[string]bool, depth int, top bool) {
+	s, ok := schema.(map[string]any)
+	if !ok || depth > maxSchemaDepth {
+		return
+	}
+	if ref, ok := s["$ref"].(string); ok {
+		if target, found := d.pointer(ref); found {
+			d.evaluated(x, target, seen, depth+1, false)
+		}
+	}
+	props, _ := s["properties"].(map[string]any)
+	patterns, _ := s["patternProperties"].(map[string]any)
+	_, ap := s["additionalProperties"]
+	_, ue := s["unevaluatedProperties"]
+	for k := range x {
+		if _, ok := props[k]; ok || ap || ue && !top {
+			seen[k] = true
+			continue
+		}
+		for pat := range patterns {
+			if re := d.regexp(pat); re != nil && re.MatchString(k) {
+				seen[k] = true
+			}
+		}
+	}
+	if all, ok := s["allOf"].([]any); ok {
+		for _, sub := range all {
+			d.evaluated(x, sub, seen, depth+1, false)
+		}
+	}
+	for _, key := range []string{"anyOf", "oneOf"} {
+		list, _ := s[key].([]any)
+		for _, sub := range list {
+			if _, m := d.validate(x, sub, depth+1); m == "" {
+				d.evaluated(x, sub, seen, depth+1, false)
+			}
+		}
+	}
+	if cond, ok := s["if"]; ok {
+		if _, m := d.validate(x, cond, depth+1); m == "" {
+			d.evaluated(x, cond, seen, depth+1, false)
+			d.evaluated(x, s["then"], seen, depth+1, false)
+		} else {
+			d.evaluated(x, s["else"], seen, depth+1, false)
+		}
+	}
+	if ds, ok := s["dependentSchemas"].(map[string]any); ok {
+		for k, sub := range ds {
+			if _, present := x[k]; present {
+				d.evaluated(x, sub, seen, depth+1, false)
+			}
+		}
+	}
+}
+
+// sortedNames returns the member names of x, sorted.
+func sortedNames(x map[string]any) []string {
+	names := make([]string, 0, len(x))
+	for k := range x {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func (d *document) validateNumber(x json.Number, s map[string]any) (string, string) {

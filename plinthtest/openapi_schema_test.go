@@ -84,7 +84,12 @@ func TestSchemaRegressions(t *testing.T) {
 		{"minLength in code points", `{"type":"string","minLength":3}`, `"éé"`, "shorter than 3 characters (2)"},
 		// what it cannot check fails rather than passes
 		{"lookahead pattern", `{"type":"string","pattern":"^(?!x)"}`, `"a"`, "not one Go's regexp can compile"},
-		{"unevaluatedProperties", `{"unevaluatedProperties":false}`, `{}`, "cannot check"},
+		{"unevaluatedItems", `{"unevaluatedItems":false}`, `[]`, "cannot check"},
+		// unevaluatedProperties made every body fail as unchecked
+		{"unevaluatedProperties", `{"allOf":[{"properties":{"a":{}}}],"unevaluatedProperties":false}`, `{"a":1,"b":2}`, "at $.b: member not in the schema (unevaluatedProperties is false)"},
+		{"unevaluatedProperties allOf", `{"allOf":[{"properties":{"a":{}}}],"unevaluatedProperties":false}`, `{"a":1}`, ""},
+		{"unevaluatedProperties $ref", `{"$ref":"#/components/schemas/Item","unevaluatedProperties":false}`, `{"id":"a"}`, ""},
+		{"unevaluatedProperties failed anyOf", `{"anyOf":[{"properties":{"x":{"const":1}},"required":["x"]},{"required":["y"]}],"unevaluatedProperties":{"type":"integer"}}`, `{"y":1,"x":"q"}`, `at $.x: string "q", want integer`},
 	} {
 		schema, err := decodeJSON([]byte(tc.schema))
 		if err != nil {

@@ -81,7 +81,7 @@ func num(s string) json.Number { return json.Number(s) }
 // leaf returns a scalar schema from the catalogue.
 func (g *pgen) leaf() *pnode {
 	r := g.r
-	switch r.IntN(22) {
+	switch r.IntN(24) {
 	case 0, 1: // lengths in code points
 		lo := r.IntN(4)
 		hi := lo + r.IntN(5)
@@ -194,6 +194,22 @@ func (g *pgen) leaf() *pnode {
 			map[string]any{"type": "integer", "minimum": 0, "maximum": 10},
 			map[string]any{"type": "integer", "minimum": 5, "maximum": 20}}}, kind: "leaf",
 			good: []any{0, 4, 11, 20}, bad: []pbad{{7, "oneOf (both)"}, {5, "oneOf (both)"}, {10, "oneOf (both)"}, {21, "oneOf (none)"}, {-1, "oneOf (none)"}}}
+	case 21: // composition closed by unevaluatedProperties
+		return &pnode{schema: map[string]any{
+			"allOf":                 []any{map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "integer"}}, "required": []any{"a"}}},
+			"properties":            map[string]any{"b": map[string]any{"type": "string"}},
+			"unevaluatedProperties": false}, kind: "leaf",
+			good: []any{map[string]any{"a": 1}, map[string]any{"a": 1, "b": "x"}},
+			bad: []pbad{{map[string]any{"a": 1, "c": 2}, "unevaluatedProperties false@.c"}, {map[string]any{"a": 1, "b": 2}, "type@.b"},
+				{map[string]any{"b": "x"}, "required@.a"}}}
+	case 22: // only the anyOf branches that pass evaluate their members
+		return &pnode{schema: map[string]any{
+			"anyOf": []any{
+				map[string]any{"properties": map[string]any{"x": map[string]any{"const": 1}}, "required": []any{"x"}},
+				map[string]any{"properties": map[string]any{"y": map[string]any{"type": "string"}}, "required": []any{"y"}}},
+			"unevaluatedProperties": map[string]any{"type": "integer"}}, kind: "leaf",
+			good: []any{map[string]any{"x": 1}, map[string]any{"y": "s", "z": 3}, map[string]any{"y": "s", "x": 2}},
+			bad:  []pbad{{map[string]any{"x": 1, "z": "s"}, "unevaluatedProperties@.z"}, {map[string]any{"y": "s", "x": "q"}, "unevaluatedProperties@.x"}}}
 	}
 	// dependentRequired, propertyNames and patternProperties: a small object
 	return &pnode{schema: map[string]any{"type": "object",
@@ -274,7 +290,7 @@ func (g *pgen) node(depth int) *pnode {
 			a.maxI = a.minI
 			a.schema["minItems"], a.schema["maxItems"] = a.minI, a.maxI
 		}
-		if a.item.kind == "leaf" && len(a.item.good) >= 2 && r.IntN(3) == 0 && (a.maxI < 0 || a.maxI >= 2) {
+		if a.item.kind == "leaf" && distinctStrings(a.item.good) && r.IntN(3) == 0 && (a.maxI < 0 || a.maxI >= 2) {
 			a.unique = true
 			a.schema["uniqueItems"] = true
 		}
@@ -324,6 +340,20 @@ func (g *pgen) node(depth int) *pnode {
 		return &pnode{kind: "ref", schema: map[string]any{"$ref": "#/components/schemas/" + name}, target: tree}
 	}
 	return g.leaf()
+}
+
+// distinctStrings reports whether good holds at least two values, all
+// strings and all different (so that any of them make unique items).
+func distinctStrings(good []any) bool {
+	seen := map[string]bool{}
+	for _, v := range good {
+		s, ok := v.(string)
+		if !ok || seen[s] {
+			return false
+		}
+		seen[s] = true
+	}
+	return len(good) >= 2
 }
 
 // typed returns a leaf of type t.
