@@ -15,6 +15,11 @@
 // schema; a mismatch fails the test with the JSON path of the first
 // difference. Config.SkipOpenAPI switches the check off.
 //
+// A Client fails the test it was made for; c.In(t) is the same Client
+// (its cookies included) for a subtest of t.Run. The assertions share one
+// vocabulary with webtest, mailtest and jobstest (Count, Last, Has/HasX,
+// NoX: docs/testing.md).
+//
 // Web flows (forms with their CSRF field, signing in, sessions and flashes)
 // are in the package web/webtest, built on this one.
 package plinthtest
