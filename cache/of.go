@@ -136,6 +136,11 @@ type Of[T any] struct {
 
 	mu    sync.Mutex
 	calls map[string]*call[T]
+	// ended counts the computations that ended: a caller that
+	// becomes a key's leader after one ended since its own look at the
+	// Store looks again before computing, since the value it missed may
+	// have been stored meanwhile.
+	ended atomic.Uint64
 
 	lastLog  atomic.Int64 // unix nanoseconds of the last failure logged
 	failures atomic.Uint64
@@ -275,6 +280,7 @@ func (o *Of[T]) Fetch(ctx context.Context, key string, ttl time.Duration, fn fun
 	if len(key) > MaxKeyLen {
 		return zero, Miss, CheckKey(key) // before a Store hashes it
 	}
+	seen := o.ended.Load()
 	if v, ok, _ := o.get(ctx, key); ok {
 		return v, Hit, nil // a stored key was checked when it was stored
 	}
@@ -282,11 +288,11 @@ func (o *Of[T]) Fetch(ctx context.Context, key string, ttl time.Duration, fn fun
 		return zero, Miss, err
 	}
 
-	return o.miss(ctx, key, ttl, fn)
+	return o.miss(ctx, key, ttl, fn, seen)
 }
 
 // miss waits for the computation of key, starting it when there is none.
-func (o *Of[T]) miss(ctx context.Context, key string, ttl time.Duration, fn func(context.Context) (T, error)) (T, Outcome, error) {
+func (o *Of[T]) miss(ctx context.Context, key string, ttl time.Duration, fn func(context.Context) (T, error), seen uint64) (T, Outcome, error) {
 	var zero T
 	// bound ends the wait of a caller that found an abandoned computation
 	// (nil, which never fires, until then).
@@ -300,9 +306,10 @@ func (o *Of[T]) miss(ctx context.Context, key string, ttl time.Duration, fn func
 			o.calls[key] = c
 		}
 		abandoned := c.expired
+		recheck := o.ended.Load() != seen
 		o.mu.Unlock()
 		if leader {
-			go o.run(context.WithoutCancel(ctx), c, key, ttl, fn)
+			go o.run(context.WithoutCancel(ctx), c, key, ttl, fn, recheck)
 		}
 		if !abandoned {
 			select {
@@ -348,7 +355,7 @@ func (o *Of[T]) miss(ctx context.Context, key string, ttl time.Duration, fn func
 }
 
 // run computes key for the callers of c, within the compute timeout.
-func (o *Of[T]) run(ctx context.Context, c *call[T], key string, ttl time.Duration, fn func(context.Context) (T, error)) {
+func (o *Of[T]) run(ctx context.Context, c *call[T], key string, ttl time.Duration, fn func(context.Context) (T, error), recheck bool) {
 	fnCtx, cancel := ctx, context.CancelFunc(func() {})
 	stop := func() bool { return false }
 	if d := o.set.ComputeTimeout; d > 0 {
@@ -374,9 +381,19 @@ func (o *Of[T]) run(ctx context.Context, c *call[T], key string, ttl time.Durati
 			close(c.done)
 		}
 		delete(o.calls, key)
+		o.ended.Add(1)
 		close(c.ended)
 		o.mu.Unlock()
 	}()
+	if recheck {
+		// A computation ended since this caller missed: its value may be
+		// stored by now (64 callers missing at once, one of them late to
+		// the single flight, computed twice without this look).
+		if got, hit, _ := o.get(fnCtx, key); hit {
+			v, out = got, Hit
+			return
+		}
+	}
 	v, out, err = o.fill(fnCtx, ctx, key, ttl, fn)
 }
 
