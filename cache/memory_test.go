@@ -13,6 +13,8 @@ import (
 
 	"github.com/plinth-go/plinth/cache"
 	"github.com/plinth-go/plinth/cache/cachetest"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 func TestMemoryConformance(t *testing.T) {
@@ -31,7 +33,7 @@ type page struct {
 // Of[T] (struct and string, with and without tags), serially and in
 // parallel.
 func TestHitAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are not exact under the race detector")
 	}
 	ctx := context.Background()

@@ -6,6 +6,8 @@ import (
 
 	"github.com/plinth-go/plinth/jobs"
 	"github.com/plinth-go/plinth/jobs/jobstest"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // nopBackend stores nothing: AllocsPerRun then counts Enqueue's own work.
@@ -23,7 +25,7 @@ var results = make([]jobs.Result, 16)
 // there are options, whatever their number. The budgets are exact;
 // raising one is a decision.
 func TestEnqueueAllocations(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	c := jobstest.NewClient(t, nopBackend{})

@@ -1,20 +1,22 @@
 package jobs_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/jobs"
 	"github.com/plinth-go/plinth/jobs/jobstest"
+
+	"github.com/plinth-go/plinth/racetest"
+
+	"github.com/plinth-go/plinth/internal/syncbuf"
 )
 
 type sleep struct {
@@ -23,30 +25,12 @@ type sleep struct {
 
 func (sleep) Kind() string { return "sleep" }
 
-// syncBuffer is a log destination safe for the workers' goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // server is an App with a jobs Client attached, served on a local port.
 type server struct {
 	app     *plinth.App
 	c       *jobs.Client
 	b       *jobstest.Backend
-	log     *syncBuffer
+	log     *syncbuf.Buffer
 	started chan int64 // a job's ID when its worker starts
 	cancel  context.CancelFunc
 	done    chan error
@@ -55,7 +39,7 @@ type server struct {
 
 func newServer(t *testing.T, cfg jobs.Config, grace time.Duration) *server {
 	t.Helper()
-	s := &server{b: jobstest.New(), log: &syncBuffer{}, started: make(chan int64, 16), done: make(chan error, 1)}
+	s := &server{b: jobstest.New(), log: &syncbuf.Buffer{}, started: make(chan int64, 16), done: make(chan error, 1)}
 	s.app = plinth.New()
 	s.app.Config.Addr = "127.0.0.1:0"
 	s.app.Config.ShutdownTimeout = grace
@@ -184,7 +168,7 @@ func TestAttachHardStop(t *testing.T) {
 	}
 	// The hard stop's deadline is 0.95s; 250ms of slack covers a loaded
 	// machine's scheduling (under -race only the outcome is checked).
-	if took >= grace+250*time.Millisecond && !raceEnabled {
+	if took >= grace+250*time.Millisecond && !racetest.Enabled {
 		t.Errorf("the stop took %s, beyond the grace of %s", took, grace)
 	}
 	info, _ := s.c.Job(context.Background(), id)

@@ -70,12 +70,7 @@ type Config struct {
 
 // envNames returns the variables Config reads: Attach declares them to the
 // App so that its check of misspelled PLINTH_* variables knows them.
-func envNames() []string {
-	e := envconf.New(func(string) (string, bool) { return "", false })
-	var c Config
-	c.read(e)
-	return e.Names()
-}
+func envNames() []string { return envconf.NamesOf(new(Config).read) }
 
 // read overlays the variables on c.
 func (c *Config) read(e *envconf.Reader) {

@@ -14,6 +14,8 @@ import (
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/jobs"
 	"github.com/plinth-go/plinth/jobs/jobstest"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // childEnv makes the test binary run TestChildApp's App instead of tests.
@@ -99,7 +101,7 @@ func TestSIGTERM(t *testing.T) {
 			// loaded machine's scheduling, not a missed deadline (Run
 			// would then fail, naming the requests or jobs cut off);
 			// under -race only the outcome is checked.
-			if took > 2*time.Second && !raceEnabled {
+			if took > 2*time.Second && !racetest.Enabled {
 				t.Errorf("exited %s after SIGTERM, far beyond the grace of 1s", took)
 			}
 			if !strings.Contains(strings.Join(rest, "\n"), want) {

@@ -21,7 +21,7 @@ type envelopeCase struct {
 // envelopeCases are hostile and odd addresses: the wire form of each one
 // accepted, a word of the error for each one refused.
 var envelopeCases = []envelopeCase{
-	// the attack of issue 37: a quoted local part carrying a parameter
+	// an outside attack: a quoted local part carrying a parameter
 	{in: `"attacker@evil.example> ORCPT=rfc822;x"@corp.example`, want: "cannot carry safely"},
 	{in: `"attacker@evil.example>"@corp.example`, want: `"@"`},
 	{in: `"a>b"@corp.example`, want: `">"`},

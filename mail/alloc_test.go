@@ -3,6 +3,8 @@ package mail_test
 import (
 	"io"
 	"testing"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // Allocation budgets of the per-message paths (bench/services measures
@@ -19,7 +21,7 @@ const (
 )
 
 func TestAllocBudgets(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	m := valid()

@@ -1,40 +1,22 @@
 package mail_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/mail"
+
+	"github.com/plinth-go/plinth/internal/syncbuf"
 )
-
-// syncBuffer is a log destination safe for the App's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startApp serves app until its start hooks have run, then stops it, and
 // returns what it logged.
-func startApp(t *testing.T, app *plinth.App, log *syncBuffer) string {
+func startApp(t *testing.T, app *plinth.App, log *syncbuf.Buffer) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -70,7 +52,7 @@ func TestAttach(t *testing.T) {
 	} {
 		t.Setenv(mail.EnvURL, tc.url)
 		t.Setenv(mail.EnvFrom, "Team <team@example.com>")
-		var log syncBuffer
+		var log syncbuf.Buffer
 		app := plinth.New()
 		app.Logger = slog.New(slog.NewTextHandler(&log, nil))
 		m, err := mail.Open(mail.Config{Logger: app.Logger})

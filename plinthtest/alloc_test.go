@@ -7,6 +7,8 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/plinthtest"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 // jsonApp answers a JSON request with JSON, as bench/'s scenario does.
@@ -20,10 +22,10 @@ func jsonApp() *plinth.App {
 
 // TestAllocationBudget: the in-process client adds at most 2 allocations
 // per request over httptest.NewRequest, httptest.NewRecorder and
-// app.ServeHTTP, for a JSON request (issue 29). The OpenAPI check is on
+// app.ServeHTTP, for a JSON request. The OpenAPI check is on
 // (the App has no document: the check costs the lookup only).
 func TestAllocationBudget(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts differ under -race (sync.Pool); the plain run checks them")
 	}
 	app := jsonApp()

@@ -18,6 +18,8 @@ import (
 	"github.com/plinth-go/plinth/cache/cachetest"
 	"github.com/plinth-go/plinth/cache/rediscache"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 const redisEnv = "PLINTH_TEST_REDIS"
@@ -169,7 +171,7 @@ func TestOpenErrors(t *testing.T) {
 // TestHitAllocs: a Remember hit on Redis allocates at most one more than
 // go-redis's own GET (the string copied out of the reply).
 func TestHitAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts are not exact under the race detector")
 	}
 	u := needRedis(t)

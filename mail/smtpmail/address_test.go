@@ -13,7 +13,7 @@ import (
 )
 
 // TestEnvelopeOnTheWire: what the server receives in MAIL FROM and RCPT TO
-// for hostile and odd addresses. The attack of issue 37, a quoted local
+// for hostile and odd addresses. The outside attack, a quoted local
 // part carrying a parameter, reached the wire as
 // RCPT TO:<attacker@evil.example> ORCPT=rfc822;x@corp.example>; now it and
 // every address RFC 5321 cannot carry safely is refused before a

@@ -1,5 +1,0 @@
-//go:build !race
-
-package cache_test
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build race
-
-package rediscache_test
-
-const raceEnabled = true

@@ -1,5 +1,0 @@
-//go:build !race
-
-package jobs_test
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package mail_test
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package plinthtest_test
-
-const raceEnabled = false
