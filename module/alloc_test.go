@@ -7,6 +7,8 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/module"
+
+	"github.com/plinth-go/plinth/racetest"
 )
 
 type pingController struct{}
@@ -56,6 +58,11 @@ func direct() *plinth.App {
 // allocates exactly what the same handler with the same guard and
 // interceptor registered directly allocates.
 func TestModuleRouteAllocations(t *testing.T) {
+	if racetest.Enabled {
+		// sync.Pool drops items at random under the race detector: the
+		// two counts below then differ by chance (seen in .ci/run).
+		t.Skip("allocation counts are not meaningful under -race")
+	}
 	measure := func(app *plinth.App) float64 {
 		req := httptest.NewRequest(http.MethodGet, "/items/42", nil)
 		w := httptest.NewRecorder()
