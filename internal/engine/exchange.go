@@ -26,17 +26,13 @@ type exchange struct {
 	vals [16]string // the header's values, one a field, for the first 16 fields
 }
 
-// blankRequest is the zero request that each exchange's request starts as
-// (WithContext's copy of it stays on the stack).
-var blankRequest http.Request
-
 // newExchange returns a fresh exchange for the next request of c, its
 // context under the connection's, its header map sized for the head's
 // header lines.
 func newExchange(c *conn, lines int) *exchange {
 	x := new(exchange)
 	x.ctx.Reset(c.ctx)
-	x.req = *blankRequest.WithContext(&x.ctx)
+	x.req = *(&http.Request{}).WithContext(&x.ctx) // the copy WithContext makes stays on the stack
 	x.req.Header = make(http.Header, lines)
 	x.req.URL = &x.url
 	x.req.RemoteAddr = c.remote
