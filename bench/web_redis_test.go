@@ -2,14 +2,15 @@ package bench
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/alexedwards/scs/goredisstore"
 	"github.com/boj/redistore"
 	"github.com/gomodule/redigo/redis"
-	plinthredis "github.com/plinth-go/plinth/web/redisstore"
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/plinth-go/plinth/plinthtest"
+	plinthredis "github.com/plinth-go/plinth/web/redisstore"
 )
 
 // redisBenchPrefix starts the keys the benchmarks' Redis stores write,
@@ -19,10 +20,7 @@ const redisBenchPrefix = "plinth-bench:"
 // redisTestURL returns PLINTH_TEST_REDIS, skipping tb when it is unset.
 func redisTestURL(tb testing.TB) string {
 	tb.Helper()
-	u := os.Getenv("PLINTH_TEST_REDIS")
-	if u == "" {
-		tb.Skip("PLINTH_TEST_REDIS is not set (e.g. redis://127.0.0.1:6379/0): the Redis store benchmarks and checks skip")
-	}
+	u := plinthtest.RedisURL(tb)
 	return u
 }
 

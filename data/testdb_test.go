@@ -12,12 +12,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/plinth-go/plinth/data/internal/testenv"
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 // postgresEnv names the variable that enables the PostgreSQL tests: a URL
 // of a server where the tests may create and drop databases.
-const postgresEnv = "PLINTH_TEST_POSTGRES"
+const postgresEnv = plinthtest.PostgresEnv
 
 // noEnv is an environment with nothing set, so that tests do not depend on
 // the caller's.
@@ -35,7 +35,7 @@ func engines(t *testing.T) []engine {
 	if base := os.Getenv(postgresEnv); base != "" {
 		es = append(es, engine{"postgres", func(t *testing.T) string { return tempPostgres(t, base) }})
 	} else {
-		testenv.Without(t, "postgres", "PostgreSQL not tested: set "+postgresEnv+" to a server URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable)")
+		plinthtest.Without(t, "postgres", "PostgreSQL not tested: set "+postgresEnv+" to a server URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable)")
 	}
 	return es
 }
@@ -44,11 +44,7 @@ func engines(t *testing.T) []engine {
 // PLINTH_TEST_REQUIRE names postgres).
 func needPostgres(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv(postgresEnv)
-	if base == "" {
-		testenv.Missing(t, "postgres", "set "+postgresEnv+" to a PostgreSQL URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) to run this test")
-	}
-	return base
+	return plinthtest.PostgresURL(t)
 }
 
 var dbSeq atomic.Int64

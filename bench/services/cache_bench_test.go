@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -13,10 +12,12 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/maypok86/otter/v2"
+	"github.com/redis/go-redis/v9"
+
 	"github.com/plinth-go/plinth/cache"
 	"github.com/plinth-go/plinth/cache/ottercache"
 	"github.com/plinth-go/plinth/cache/rediscache"
-	"github.com/redis/go-redis/v9"
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 // The hit benchmarks read nKeys keys, all present, in a fixed order: every
@@ -217,10 +218,7 @@ func BenchmarkCacheStampede(b *testing.B) {
 
 // redisURL returns PLINTH_TEST_REDIS or skips b.
 func redisURL(b *testing.B) string {
-	u := os.Getenv("PLINTH_TEST_REDIS")
-	if u == "" {
-		b.Skip("set PLINTH_TEST_REDIS to a Redis URL (redis://127.0.0.1:6379/0) to run the Redis benchmarks")
-	}
+	u := plinthtest.RedisURL(b)
 	return u
 }
 

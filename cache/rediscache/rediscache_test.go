@@ -7,30 +7,27 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/cache"
 	"github.com/plinth-go/plinth/cache/cachetest"
 	"github.com/plinth-go/plinth/cache/rediscache"
-	"github.com/redis/go-redis/v9"
-
+	"github.com/plinth-go/plinth/plinthtest"
 	"github.com/plinth-go/plinth/racetest"
 )
 
-const redisEnv = "PLINTH_TEST_REDIS"
+const redisEnv = plinthtest.RedisEnv
 
 // needRedis returns the server's URL or skips t.
 func needRedis(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv(redisEnv)
-	if u == "" {
-		t.Skipf("set %s to a Redis URL (redis://127.0.0.1:6379/0) to run this test", redisEnv)
-	}
+	u := plinthtest.RedisURL(t)
 	return u
 }
 

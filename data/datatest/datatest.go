@@ -33,26 +33,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/plinth-go/plinth/data"
-	"github.com/plinth-go/plinth/data/internal/testenv"
+	"github.com/plinth-go/plinth/plinthtest"
 )
-
-// PostgresEnv names the variable Postgres reads: the URL of a PostgreSQL
-// server where tests may create and drop databases, the one the
-// repository's own tests use
-// (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable). Unset,
-// Postgres skips the test, saying so (see RequireEnv).
-const PostgresEnv = "PLINTH_TEST_POSTGRES"
-
-// RequireEnv names the variable that makes a missing service a failure
-// instead of a skip, for CI: a comma-separated list of services,
-// "postgres" and "redis", or "all" (another name fails the test, so that a
-// misspelling is not ignored). With "postgres" (or "all") in it, Postgres
-// fails the test when PostgresEnv is unset. Unset, the default, Postgres
-// skips, and the first skip of a test binary also writes its reason to
-// stderr, which `go test` shows without -v in the package's directory;
-// `go test ./...` hides a passing package's output, so CI sets this
-// variable instead of reading logs.
-const RequireEnv = testenv.RequireEnv
 
 // Config configures the databases of SQLite and Postgres; its zero value is
 // an empty database with no migrations.
@@ -74,8 +56,9 @@ func SQLite(t testing.TB, cfg Config) *data.DB {
 }
 
 // Postgres returns a database of its own for t on the server named by
-// PLINTH_TEST_POSTGRES (skipping t, naming the variable, when it is unset;
-// failing it instead when PLINTH_TEST_REQUIRE names postgres),
+// plinthtest.PostgresEnv (plinthtest.PostgresURL: skipping t, naming the
+// variable, when it is unset; failing it when plinthtest.RequireEnv names
+// postgres),
 // cloned from a template database that holds the migrations: the template
 // is made once per set of migrations (its name carries their hash, it is
 // kept for the next runs and made under an advisory lock, so parallel test
@@ -83,20 +66,16 @@ func SQLite(t testing.TB, cfg Config) *data.DB {
 // dropped (WITH (FORCE)) at t's cleanup.
 func Postgres(t testing.TB, cfg Config) *data.DB {
 	t.Helper()
-	base := os.Getenv(PostgresEnv)
-	if base == "" {
-		testenv.Missing(t, "postgres", "datatest: set "+PostgresEnv+" to a PostgreSQL server URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) to run this test")
-		return nil
-	}
+	base := plinthtest.PostgresURL(t)
 	ctx := context.Background()
 	tpl, err := template(ctx, base, cfg)
 	if err != nil {
-		t.Fatalf("datatest: %s: the template database: %v", PostgresEnv, err)
+		t.Fatalf("datatest: %s: the template database: %v", plinthtest.PostgresEnv, err)
 		return nil
 	}
 	conn, err := pgx.Connect(ctx, base)
 	if err != nil {
-		t.Fatalf("datatest: %s: %v", PostgresEnv, err)
+		t.Fatalf("datatest: %s: %v", plinthtest.PostgresEnv, err)
 		return nil
 	}
 	name := fmt.Sprintf("plinth_test_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, seq.Add(1))
@@ -120,7 +99,7 @@ func Postgres(t testing.TB, cfg Config) *data.DB {
 	})
 	u, err := withDatabase(base, name)
 	if err != nil {
-		t.Fatalf("datatest: %s: %v", PostgresEnv, err)
+		t.Fatalf("datatest: %s: %v", plinthtest.PostgresEnv, err)
 		return nil
 	}
 	cfg.Migrations = nil // the template has them

@@ -12,6 +12,7 @@ import (
 
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/data/datatest"
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 func migrations(t *testing.T) fs.FS {
@@ -102,14 +103,14 @@ func TestPostgresRequired(t *testing.T) {
 	}
 	run := func(require string) (string, error) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestPostgresIsolated$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), "PLINTH_TEST_DATATEST_CHILD=1", datatest.PostgresEnv+"=", datatest.RequireEnv+"="+require)
+		cmd.Env = append(os.Environ(), "PLINTH_TEST_DATATEST_CHILD=1", plinthtest.PostgresEnv+"=", plinthtest.RequireEnv+"="+require)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
 	if out, err := run(""); err != nil || !strings.Contains(out, "--- SKIP") {
 		t.Errorf("not required: %v, want a skip:\n%s", err, out)
 	}
-	if out, err := run("postgres,redis"); err == nil || !strings.Contains(out, "--- FAIL") || !strings.Contains(out, datatest.PostgresEnv) {
-		t.Errorf("required: %v, want a failure naming %s:\n%s", err, datatest.PostgresEnv, out)
+	if out, err := run("postgres,redis"); err == nil || !strings.Contains(out, "--- FAIL") || !strings.Contains(out, plinthtest.PostgresEnv) {
+		t.Errorf("required: %v, want a failure naming %s:\n%s", err, plinthtest.PostgresEnv, out)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/module"
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 // testDB opens a migrated SQLite database in t's temp dir.
@@ -47,10 +47,7 @@ func openMigrated(t *testing.T, dbURL string) *data.DB {
 // and returns its URL; it skips t when PLINTH_TEST_POSTGRES is unset.
 func tempPostgres(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv("PLINTH_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("set PLINTH_TEST_POSTGRES to a PostgreSQL URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) to run this test")
-	}
+	base := plinthtest.PostgresURL(t)
 	ctx := context.Background()
 	admin, err := data.Open(ctx, data.Config{URL: base})
 	if err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/plinth-go/plinth/cache/rediscache"
-	"github.com/plinth-go/plinth/mail/smtpmail"
 	"net/url"
 	"os"
 	"strings"
@@ -14,9 +12,12 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/cache"
+	"github.com/plinth-go/plinth/cache/rediscache"
 	"github.com/plinth-go/plinth/jobs"
 	"github.com/plinth-go/plinth/jobs/jobstest"
 	"github.com/plinth-go/plinth/mail"
+	"github.com/plinth-go/plinth/mail/smtpmail"
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 // refusingBackend fails the test when a job reaches it: the bad inputs
@@ -135,7 +136,7 @@ func TestCheckCacheKeyRefused(t *testing.T) {
 		}
 		urls = append(urls, u+sep+"prefix=plinth-services-check-keys:")
 	} else {
-		t.Log("Redis not checked: set PLINTH_TEST_REDIS (redis://127.0.0.1:6379/0)")
+		plinthtest.Without(t, "redis", "Redis not checked: set PLINTH_TEST_REDIS (redis://127.0.0.1:6379/0)")
 	}
 	for _, u := range urls {
 		t.Run(strings.SplitN(u, ":", 2)[0], func(t *testing.T) {

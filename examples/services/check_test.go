@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	riverjobs "github.com/plinth-go/plinth/jobs/riverjobs"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -20,6 +19,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	riverjobs "github.com/plinth-go/plinth/jobs/riverjobs"
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 // "Rollback leaves no job and sends nothing; commit sends exactly one mail",
@@ -441,10 +443,7 @@ func TestCheckCacheDown(t *testing.T) {
 // "A second instance on Redis reads a hit", and the stampede and the
 // invalidation across two instances sharing Redis.
 func TestCheckCacheRedis(t *testing.T) {
-	redisURL := os.Getenv("PLINTH_TEST_REDIS")
-	if redisURL == "" {
-		t.Skip("set PLINTH_TEST_REDIS (redis://127.0.0.1:6379/0) to check the cache on Redis")
-	}
+	redisURL := plinthtest.RedisURL(t)
 	e := onSQLite
 	if os.Getenv("PLINTH_TEST_POSTGRES") != "" {
 		e = onPostgres // the deployment the issue names: PostgreSQL, Redis and SMTP together
@@ -513,9 +512,7 @@ func TestCheckReadyz(t *testing.T) {
 // same database) is down: PostgreSQL's database is dropped under a running
 // instance.
 func TestCheckReadyzDown(t *testing.T) {
-	if os.Getenv("PLINTH_TEST_POSTGRES") == "" {
-		t.Skip("set PLINTH_TEST_POSTGRES to check readiness with the database gone")
-	}
+	plinthtest.PostgresURL(t) // readiness with the database gone is checked on PostgreSQL
 	w := newWorld(t, onPostgres)
 	in := w.start("web")
 	if status, states := in.readyz(); status != http.StatusOK {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth/data"
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 // The check runs the example as a user would: the binary, built once, as
@@ -93,7 +94,7 @@ func engines() []engine {
 // log when PostgreSQL is skipped.
 func forEachEngine(t *testing.T, fn func(t *testing.T, e engine)) {
 	if os.Getenv("PLINTH_TEST_POSTGRES") == "" {
-		t.Log("PostgreSQL not checked: set PLINTH_TEST_POSTGRES (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) to run it there too")
+		plinthtest.Without(t, "postgres", "PostgreSQL not checked: set PLINTH_TEST_POSTGRES (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) to run it there too")
 	}
 	for _, e := range engines() {
 		t.Run(string(e), func(t *testing.T) {

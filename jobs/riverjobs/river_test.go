@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/jobs"
 	"github.com/plinth-go/plinth/jobs/jobstest"
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 // echoArgs is a job kind of the tests.
@@ -672,10 +672,7 @@ func TestJobTimeoutOneParser(t *testing.T) {
 // what jobstest's Commit documents, where it fails with ErrUniqueConflict
 // instead, as it cannot wait.
 func TestUniqueTwinWaits(t *testing.T) {
-	base := os.Getenv(postgresEnv)
-	if base == "" {
-		t.Skipf("PostgreSQL not tested: set %s", postgresEnv)
-	}
+	base := plinthtest.PostgresURL(t)
 	f := newFixture(t, tempPostgres(t, base), Config{})
 	ctx := context.Background()
 	var held jobs.Result

@@ -13,12 +13,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/plinth-go/plinth/data"
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 // postgresEnv names the variable that enables the PostgreSQL tests (the
 // data layer's convention): a URL of a server where the tests may create
 // and drop databases, each named plinth_river_test_*.
-const postgresEnv = "PLINTH_TEST_POSTGRES"
+const postgresEnv = plinthtest.PostgresEnv
 
 // engine is a database the tests run on: SQLite always, PostgreSQL when
 // PLINTH_TEST_POSTGRES is set.
@@ -32,7 +33,7 @@ func engines(t *testing.T) []engine {
 	if base := os.Getenv(postgresEnv); base != "" {
 		es = append(es, engine{"postgres", func(t *testing.T) string { return tempPostgres(t, base) }})
 	} else {
-		t.Logf("PostgreSQL not tested: set %s to a server URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable)", postgresEnv)
+		plinthtest.Without(t, "postgres", "PostgreSQL not tested: set "+postgresEnv+" to a server URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable)")
 	}
 	return es
 }

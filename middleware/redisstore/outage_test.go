@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/plinth-go/plinth/middleware"
 	"github.com/plinth-go/plinth/middleware/redisstore"
-	"github.com/redis/go-redis/v9"
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 // redisServer is a private redis-server process on a port of its own.
@@ -30,12 +32,10 @@ type redisServer struct {
 // when redis-server is not on PATH.
 func startRedis(t *testing.T, port int) *redisServer {
 	t.Helper()
-	if os.Getenv(redisEnv) == "" {
-		t.Skip("set " + redisEnv + " (to a Redis URL, such as redis://127.0.0.1:6379/0) to run the tests that need Redis; this one starts a redis-server of its own")
-	}
+	plinthtest.RedisURL(t) // the tests that need Redis run; this one starts a redis-server of its own
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		t.Skip("redis-server is not on PATH: this test starts and stops a Redis of its own")
+		plinthtest.Missing(t, "redis", "redis-server is not on PATH: this test starts and stops a Redis of its own")
 	}
 	if port == 0 {
 		l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,14 +14,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/middleware"
 	"github.com/plinth-go/plinth/middleware/redisstore"
-	"github.com/redis/go-redis/v9"
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 // redisEnv names the variable holding the URL of the Redis the tests use.
-const redisEnv = "PLINTH_TEST_REDIS"
+const redisEnv = plinthtest.RedisEnv
 
 var prefixSeq atomic.Int64
 
@@ -31,10 +32,7 @@ var prefixSeq atomic.Int64
 // under it are deleted when the test ends.
 func testClient(tb testing.TB) (*redis.Client, string) {
 	tb.Helper()
-	url := os.Getenv(redisEnv)
-	if url == "" {
-		tb.Skip("set " + redisEnv + " to a Redis URL, such as redis://127.0.0.1:6379/0, to run this test")
-	}
+	url := plinthtest.RedisURL(tb)
 	opt, err := redis.ParseURL(url)
 	if err != nil {
 		tb.Fatalf("%s: %v", redisEnv, err)

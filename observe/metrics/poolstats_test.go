@@ -2,15 +2,16 @@ package metrics_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/observe/metrics"
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 // fakeStat is a PoolStat with fixed numbers.
@@ -84,10 +85,7 @@ pgxpool_total_connections{db_name="main"} 5
 // data layer's db.Pgx() fast path, show in the pool's series, where the
 // database/sql ones read nothing.
 func TestPoolStatsPostgres(t *testing.T) {
-	url := os.Getenv("PLINTH_TEST_POSTGRES")
-	if url == "" {
-		t.Skip("set PLINTH_TEST_POSTGRES to a PostgreSQL URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) to run this test")
-	}
+	url := plinthtest.PostgresURL(t)
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {

@@ -3,24 +3,22 @@ package tracing_test
 import (
 	"context"
 	"net/http/httptest"
-	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/plinth-go/plinth"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 // TestQueryTracer runs queries through a pgxpool traced by QueryTracer
 // inside a traced request, against the PostgreSQL of PLINTH_TEST_POSTGRES.
 func TestQueryTracer(t *testing.T) {
-	url := os.Getenv("PLINTH_TEST_POSTGRES")
-	if url == "" {
-		t.Skip("PLINTH_TEST_POSTGRES is not set (a URL like postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable): skipping the pgx tracer against PostgreSQL")
-	}
+	url := plinthtest.PostgresURL(t)
 	rc := newRecorder(t, sdktrace.AlwaysSample(), quietLogger())
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/plinth-go/plinth/plinthtest"
 	"github.com/plinth-go/plinth/web"
 	"github.com/plinth-go/plinth/web/pgstore"
 	"github.com/plinth-go/plinth/web/storetest"
@@ -20,15 +21,12 @@ import (
 // postgresEnv names the variable that enables the tests against PostgreSQL:
 // the URL of a server where the tests may create tables (and, for Open's
 // tests, databases); they drop them afterwards.
-const postgresEnv = "PLINTH_TEST_POSTGRES"
+const postgresEnv = plinthtest.PostgresEnv
 
 // needPostgres returns the server's URL or skips t.
 func needPostgres(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv(postgresEnv)
-	if u == "" {
-		t.Skipf("set %s to a PostgreSQL URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) to run this test", postgresEnv)
-	}
+	u := plinthtest.PostgresURL(t)
 	return u
 }
 

@@ -4,30 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/plinth-go/plinth/plinthtest"
 	"github.com/plinth-go/plinth/web"
 	"github.com/plinth-go/plinth/web/redisstore"
 	"github.com/plinth-go/plinth/web/storetest"
-	"github.com/redis/go-redis/v9"
 )
 
 // redisEnv names the variable that enables the tests against Redis: the URL
 // of a server where the tests may write keys under plinth:test: prefixes
 // (they delete them afterwards).
-const redisEnv = "PLINTH_TEST_REDIS"
+const redisEnv = plinthtest.RedisEnv
 
 // needRedis returns the server's URL or skips t.
 func needRedis(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv(redisEnv)
-	if u == "" {
-		t.Skipf("set %s to a Redis URL (redis://127.0.0.1:6379/0) to run this test", redisEnv)
-	}
+	u := plinthtest.RedisURL(t)
 	return u
 }
 

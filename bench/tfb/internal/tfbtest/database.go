@@ -7,11 +7,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/url"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/plinth-go/plinth/plinthtest"
 )
 
 // Fortune is a row of the fortune table.
@@ -27,10 +28,7 @@ type Fortune struct {
 // skipped with a message naming it.
 func TempDatabase(t *testing.T, fortunes []Fortune) string {
 	t.Helper()
-	base := os.Getenv("PLINTH_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("set PLINTH_TEST_POSTGRES (e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) to run the PostgreSQL tests")
-	}
+	base := plinthtest.PostgresURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	admin, err := pgx.Connect(ctx, base)

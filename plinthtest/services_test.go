@@ -1,4 +1,4 @@
-package testenv
+package plinthtest
 
 import (
 	"os"
@@ -32,7 +32,7 @@ func TestRequired(t *testing.T) {
 const childEnv = "PLINTH_TEST_TESTENV_CHILD"
 
 // TestChildMissing is the child's test: two tests miss postgres, one
-// carries on without it.
+// carries on without it, one asks for its URL.
 func TestChildMissing(t *testing.T) {
 	if os.Getenv(childEnv) == "" {
 		t.Skip("run by TestMissing in a child process")
@@ -41,6 +41,23 @@ func TestChildMissing(t *testing.T) {
 		t.Run(name, func(t *testing.T) { Missing(t, "postgres", "set PLINTH_TEST_POSTGRES to run this test") })
 	}
 	t.Run("without", func(t *testing.T) { Without(t, "postgres", "set PLINTH_TEST_POSTGRES to run this test") })
+	t.Run("url", func(t *testing.T) {
+		t.Setenv(PostgresEnv, "")
+		PostgresURL(t)
+		t.Error("PostgresURL returned with the variable unset")
+	})
+}
+
+// TestServiceURL: a set variable is returned as it is.
+func TestServiceURL(t *testing.T) {
+	t.Setenv(PostgresEnv, "postgres://db.example/x")
+	t.Setenv(RedisEnv, "redis://cache.example/1")
+	if got := PostgresURL(t); got != "postgres://db.example/x" {
+		t.Errorf("PostgresURL = %q", got)
+	}
+	if got := RedisURL(t); got != "redis://cache.example/1" {
+		t.Errorf("RedisURL = %q", got)
+	}
 }
 
 // TestMissing runs TestChildMissing without -v: unset, the tests skip and
@@ -64,8 +81,8 @@ func TestMissing(t *testing.T) {
 		t.Errorf("unset: the reason is written %d times, want once:\n%s", n, out)
 	}
 	out, err = run("postgres")
-	if err == nil || strings.Count(out, "a missing postgres is a failure") != 3 {
-		t.Errorf("postgres required: %v, want three failures:\n%s", err, out)
+	if err == nil || strings.Count(out, "a missing postgres is a failure") != 4 {
+		t.Errorf("postgres required: %v, want four failures:\n%s", err, out)
 	}
 	out, err = run("postgress")
 	if err == nil || !strings.Contains(out, `names "postgress"`) {
