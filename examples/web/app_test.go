@@ -139,6 +139,16 @@ func TestContactValidation(t *testing.T) {
 	page.Count("#error-name", 0)
 	c.Get("/contact").HTML().Count(".flash-error", 0)
 
+	// Spaces pass the tags' required and minLength; the form's Validate
+	// refuses them, field by field.
+	page = c.Form("/contact", "#contact-form").
+		Set("name", "   ").Set("email", "ada@example.com").Set("message", "          x").Submit().
+		Status(422).HTML()
+	page.Find("#error-name")
+	page.Find("#error-message")
+	page.Count("#error-email", 0)
+	c.Get("/contact").HTML().Count(".flash-error", 0)
+
 	c.Form("/contact", "#contact-form").
 		Set("name", "Ada").Set("email", "ada@example.com").Set("message", "Hello there, Plinth.").Submit().
 		Status(303)

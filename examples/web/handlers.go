@@ -1,12 +1,13 @@
 package main
 
 import (
+	"context"
 	"net/http"
-	"net/mail"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/api"
 	"github.com/plinth-go/plinth/web"
 )
 
@@ -80,50 +81,62 @@ func (s *site) account(c *plinth.Ctx) error {
 	return s.views.Render(c, http.StatusOK, "account", accountPage{User: user})
 }
 
-// contactForm is the contact form's fields.
-type contactForm struct{ Name, Email, Message string }
-
-// contactPage is the contact page's data: the fields as typed and the
-// error of each invalid one.
-type contactPage struct {
-	Form   contactForm
-	Errors map[string]string
+// contactForm is the contact form's fields, bound and validated by
+// web.BindForm; the page words each field's error from its own catalogue
+// (contact.err.*) rather than with the rule's generic message.
+type contactForm struct {
+	Name    string `form:"name" validate:"required"`
+	Email   string `form:"email" validate:"required,format=email"`
+	Message string `form:"message" validate:"required,minLength=10"`
 }
 
-// minMessage is the shortest message the contact form accepts.
+// minMessage is the shortest message the contact form accepts, as its
+// minLength rule says.
 const minMessage = 10
 
+// Validate refuses what the tags let through: a name or a message of
+// spaces. It runs only when every tag rule passed.
+func (f *contactForm) Validate(context.Context) error {
+	var errs api.FieldErrors
+	if strings.TrimSpace(f.Name) == "" {
+		errs = append(errs, &api.FieldError{Location: "body.name", Message: "is required"})
+	}
+	if utf8.RuneCountInString(strings.TrimSpace(f.Message)) < minMessage {
+		errs = append(errs, &api.FieldError{Location: "body.message", Message: "is too short"})
+	}
+	if errs != nil {
+		return errs
+	}
+	return nil
+}
+
+// contactPage is the contact page's data: the form as sent, with its
+// errors (nil the first time: an empty form).
+type contactPage struct {
+	Form       *web.Form
+	MinMessage int
+}
+
 func (s *site) contactForm(c *plinth.Ctx) error {
-	return s.views.Render(c, http.StatusOK, "contact", contactPage{})
+	return s.views.Render(c, http.StatusOK, "contact", contactPage{MinMessage: minMessage})
 }
 
 // contact validates the form: errors show the form again with what the
 // visitor typed, a message per field and a flash (422); a valid message
 // redirects with a flash.
 func (s *site) contact(c *plinth.Ctx) error {
-	r := c.Request()
-	f := contactForm{
-		Name:    strings.TrimSpace(r.PostFormValue("name")),
-		Email:   strings.TrimSpace(r.PostFormValue("email")),
-		Message: strings.TrimSpace(r.PostFormValue("message")),
+	var msg contactForm
+	form, err := web.BindForm(c, &msg)
+	if err != nil {
+		return err // not a form at all: 400, 413, 415
 	}
-	errs := map[string]string{}
-	if f.Name == "" {
-		errs["name"] = c.T("contact.err.name")
-	}
-	if a, err := mail.ParseAddress(f.Email); err != nil || a.Address != f.Email {
-		errs["email"] = c.T("contact.err.email")
-	}
-	if utf8.RuneCountInString(f.Message) < minMessage {
-		errs["message"] = c.T("contact.err.message", minMessage)
-	}
-	if len(errs) > 0 {
+	if !form.Valid() {
 		if err := web.AddFlash(c, "error", c.T("contact.invalid")); err != nil {
 			return err
 		}
-		return s.views.Render(c, http.StatusUnprocessableEntity, "contact", contactPage{Form: f, Errors: errs})
+		return s.views.Render(c, http.StatusUnprocessableEntity, "contact", contactPage{Form: form, MinMessage: minMessage})
 	}
-	if err := web.AddFlash(c, "success", c.T("contact.sent", f.Name)); err != nil {
+	if err := web.AddFlash(c, "success", c.T("contact.sent", strings.TrimSpace(msg.Name))); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/contact")
