@@ -2,7 +2,19 @@ module github.com/plinth-go/plinth/bench
 
 go 1.26.0
 
-replace github.com/plinth-go/plinth => ../
+replace (
+	github.com/plinth-go/plinth => ../
+	github.com/plinth-go/plinth/cache/ottercache => ../cache/ottercache
+	github.com/plinth-go/plinth/cache/rediscache => ../cache/rediscache
+	github.com/plinth-go/plinth/data => ../data
+	github.com/plinth-go/plinth/jobs/riverjobs => ../jobs/riverjobs
+	github.com/plinth-go/plinth/mail/smtpmail => ../mail/smtpmail
+	github.com/plinth-go/plinth/middleware/compress => ../middleware/compress
+	github.com/plinth-go/plinth/middleware/redisstore => ../middleware/redisstore
+	github.com/plinth-go/plinth/observe => ../observe
+	github.com/plinth-go/plinth/web/redisstore => ../web/redisstore
+	github.com/plinth-go/plinth/ws => ../ws
+)
 
 require (
 	github.com/alexedwards/scs/goredisstore v0.0.0-20250212122300-421ef1d8611c
@@ -19,8 +31,7 @@ require (
 	github.com/labstack/echo-contrib v0.17.4
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
-	github.com/plinth-go/plinth/observe/metrics v0.0.0-00010101000000-000000000000
-	github.com/plinth-go/plinth/observe/tracing v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth/observe v0.0.0-00010101000000-000000000000
 	github.com/plinth-go/plinth/web/redisstore v0.0.0-00010101000000-000000000000
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.23.0
@@ -37,19 +48,32 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/dolthub/maphash v0.1.0 // indirect
+	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/felixge/httpsnoop v1.1.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/go-openapi/jsonpointer v1.0.1 // indirect
 	github.com/gorilla/securecookie v1.1.2 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.31.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.12.0 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	github.com/lib/pq v1.12.3 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
+	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
+	github.com/riverqueue/river/riverdriver v0.51.2 // indirect
+	github.com/riverqueue/river/rivershared v0.51.2 // indirect
+	github.com/riverqueue/river/rivertype v0.51.2 // indirect
 	github.com/samber/go-type-to-string v1.8.0 // indirect
+	github.com/tidwall/gjson v1.20.0 // indirect
+	github.com/tidwall/match v1.2.0 // indirect
+	github.com/tidwall/pretty v1.2.1 // indirect
+	github.com/tidwall/sjson v1.2.5 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.47.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0 // indirect
@@ -61,9 +85,16 @@ require (
 	go.uber.org/dig v1.19.0 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
 	go.uber.org/zap v1.26.0 // indirect
+	go.yaml.in/yaml/v4 v4.0.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
+	golang.org/x/term v0.48.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/grpc v1.84.0 // indirect
+	modernc.org/libc v1.80.1 // indirect
+	modernc.org/mathutil v1.7.1 // indirect
+	modernc.org/memory v1.12.1 // indirect
+	modernc.org/sqlite v1.62.0 // indirect
 )
 
 require (
@@ -93,7 +124,7 @@ require (
 	github.com/labstack/gommon v0.5.0 // indirect
 	github.com/leodido/go-urn v1.4.0 // indirect
 	github.com/mattn/go-colorable v0.1.15 // indirect
-	github.com/mattn/go-isatty v0.0.22 // indirect
+	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/mattn/go-runewidth v0.0.20 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.2 // indirect
@@ -108,18 +139,38 @@ require (
 	github.com/valyala/fasttemplate v1.2.2 // indirect
 	go.mongodb.org/mongo-driver/v2 v2.5.0 // indirect
 	golang.org/x/arch v0.24.0 // indirect
-	golang.org/x/crypto v0.59.0 // indirect
+	golang.org/x/crypto v0.59.0
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/text v0.44.0 // indirect
+	golang.org/x/text v0.44.0
 	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-replace github.com/plinth-go/plinth/middleware/compress => ../middleware/compress
+require github.com/plinth-go/plinth/cache/ottercache v0.0.0-00010101000000-000000000000
 
-replace github.com/plinth-go/plinth/observe/metrics => ../observe/metrics
+require github.com/plinth-go/plinth/cache/rediscache v0.0.0-00010101000000-000000000000
 
-replace github.com/plinth-go/plinth/observe/tracing => ../observe/tracing
+require github.com/plinth-go/plinth/data v0.0.0-00010101000000-000000000000
 
-replace github.com/plinth-go/plinth/web/redisstore => ../web/redisstore
+require github.com/plinth-go/plinth/jobs/riverjobs v0.0.0-00010101000000-000000000000
+
+require github.com/plinth-go/plinth/mail/smtpmail v0.0.0-00010101000000-000000000000
+
+require github.com/plinth-go/plinth/ws v0.0.0-00010101000000-000000000000
+
+require (
+	github.com/coder/websocket v1.8.15
+	github.com/getkin/kin-openapi v0.153.0
+	github.com/gorilla/websocket v1.5.3
+	github.com/hashicorp/golang-lru/v2 v2.0.7
+	github.com/jackc/pgx/v5 v5.12.0
+	github.com/lxzan/gws v1.8.9
+	github.com/maypok86/otter/v2 v2.4.0
+	github.com/riverqueue/river v0.51.2
+	github.com/riverqueue/river/riverdriver/riverdatabasesql v0.51.2
+	github.com/riverqueue/river/riverdriver/riverpgxv5 v0.51.2
+	github.com/riverqueue/river/riverdriver/riversqlite v0.51.2
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/wneessen/go-mail v0.8.1
+)

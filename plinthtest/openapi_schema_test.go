@@ -23,7 +23,7 @@ const regressionDoc = `{"openapi":"3.1.0","paths":{
    "Alias":{"$ref":"#/components/schemas/Item"},
    "Tree":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/components/schemas/Tree"}}}}}}}`
 
-// TestSchemaRegressions holds one case per gap that api/conformance's
+// TestSchemaRegressions holds one case per gap that bench/conformance's
 // comparison with a JSON Schema validator found in the check:
 // each failed (or passed wrongly) before its fix.
 func TestSchemaRegressions(t *testing.T) {

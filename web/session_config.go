@@ -285,7 +285,7 @@ func openStore(url string, openers map[string]OpenStore, keys [][]byte, fromEnv 
 	}
 	open := openers[strings.ToLower(scheme)]
 	if open == nil {
-		return nil, fmt.Errorf("web: %s=%q: no store opener for %q URLs; add it to SessionsConfig.Openers (redis: github.com/plinth-go/plinth/web/redisstore.Open, postgres: github.com/plinth-go/plinth/web/pgstore.Open)", where, redactURL(url), scheme)
+		return nil, fmt.Errorf("web: %s=%q: no store opener for %q URLs; add it to SessionsConfig.Openers (redis: github.com/plinth-go/plinth/web/redisstore.Open, postgres: github.com/plinth-go/plinth/data/pgstore.Open)", where, redactURL(url), scheme)
 	}
 	st, err := open(context.Background(), url)
 	if err != nil {

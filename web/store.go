@@ -7,7 +7,7 @@ import (
 
 // Store keeps sessions on the server, by session ID: the cookie carries only
 // the ID. The memory store (MemoryStore) is in this package; the Redis and
-// PostgreSQL stores are modules of their own (web/redisstore, web/pgstore),
+// PostgreSQL stores are modules of their own (web/redisstore, data/pgstore),
 // so that an application imports only the client it uses. The cookie store
 // (CookieStore) keeps the whole session in the cookie instead.
 //

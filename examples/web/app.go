@@ -7,7 +7,7 @@ import (
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/middleware"
 	"github.com/plinth-go/plinth/web"
-	"github.com/plinth-go/plinth/web/pgstore"
+	"github.com/plinth-go/plinth/data/pgstore"
 	"github.com/plinth-go/plinth/web/redisstore"
 )
 

@@ -16,7 +16,7 @@ var knownPackages = map[string]string{
 	"tracing":    "github.com/plinth-go/plinth/observe/tracing",
 	"web":        "github.com/plinth-go/plinth/web",
 	"storetest":  "github.com/plinth-go/plinth/web/storetest",
-	"pgstore":    "github.com/plinth-go/plinth/web/pgstore",
+	"pgstore":    "github.com/plinth-go/plinth/data/pgstore",
 	"ws":         "github.com/plinth-go/plinth/ws",
 	"plinthtest": "github.com/plinth-go/plinth/plinthtest",
 	"webtest":    "github.com/plinth-go/plinth/web/webtest",

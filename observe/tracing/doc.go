@@ -21,6 +21,6 @@
 // incoming baggage is dropped (Config.ForwardBaggage). See
 // docs/observability.md.
 //
-// It is a module of its own, so that an App that does not trace does not
-// have OpenTelemetry in its go.sum.
+// It is in the observe module, with metrics, so that an App that uses
+// neither keeps OpenTelemetry out of its go.mod.
 package tracing

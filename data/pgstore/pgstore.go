@@ -344,7 +344,7 @@ func (s *Store) createTable(ctx context.Context) error {
 	if exists {
 		return tx.Commit(ctx)
 	}
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, "plinth/web/pgstore:"+s.table); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, "plinth/data/pgstore:"+s.table); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, s.createSQL); err != nil {

@@ -1,4 +1,4 @@
-package tracing_test
+package observe_test
 
 import (
 	"testing"
@@ -9,8 +9,8 @@ import (
 // TestDocSnippets compiles the ```go blocks of the repository's
 // documentation that import this module (internal/doccheck's package comment
 // gives the convention). The core's TestDocSnippets compiles the others; it
-// leaves these here because OpenTelemetry are in this module's go.sum, not the
+// leaves these here because client_golang and OpenTelemetry are in this module's go.sum, not the
 // core's.
 func TestDocSnippets(t *testing.T) {
-	doccheck.CheckModule(t, "../..", "github.com/plinth-go/plinth/observe/tracing", "docs/observability.md (Traces)")
+	doccheck.CheckModule(t, "..", "github.com/plinth-go/plinth/observe", "docs/observability.md (Metrics and Traces)")
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/plinth-go/plinth/plinthtest"
 	"github.com/plinth-go/plinth/web"
-	"github.com/plinth-go/plinth/web/pgstore"
+	"github.com/plinth-go/plinth/data/pgstore"
 	"github.com/plinth-go/plinth/web/storetest"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plinth-go/plinth/web/pgstore"
+	"github.com/plinth-go/plinth/data/pgstore"
 	"github.com/plinth-go/plinth/web/storetest"
 )
 

@@ -1,6 +1,6 @@
 // Package conformance checks the documents that the api package generates
 // with an independent OpenAPI validator (kin-openapi), and sends bad bodies
-// to every JSON operation they list. It is a module of its own so that the
+// to every JSON operation they list. It is in the bench module so that the
 // validator stays out of Plinth's go.mod.
 package conformance
 
