@@ -5,14 +5,12 @@ go 1.26.0
 replace (
 	github.com/plinth-go/plinth => ../
 	github.com/plinth-go/plinth/cache/ottercache => ../cache/ottercache
-	github.com/plinth-go/plinth/cache/rediscache => ../cache/rediscache
 	github.com/plinth-go/plinth/data => ../data
 	github.com/plinth-go/plinth/jobs/riverjobs => ../jobs/riverjobs
 	github.com/plinth-go/plinth/mail/smtpmail => ../mail/smtpmail
 	github.com/plinth-go/plinth/middleware/compress => ../middleware/compress
-	github.com/plinth-go/plinth/middleware/redisstore => ../middleware/redisstore
 	github.com/plinth-go/plinth/observe => ../observe
-	github.com/plinth-go/plinth/web/redisstore => ../web/redisstore
+	github.com/plinth-go/plinth/redisstore => ../redisstore
 	github.com/plinth-go/plinth/ws => ../ws
 )
 
@@ -32,9 +30,8 @@ require (
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
 	github.com/plinth-go/plinth/observe v0.0.0-00010101000000-000000000000
-	github.com/plinth-go/plinth/web/redisstore v0.0.0-00010101000000-000000000000
 	github.com/prometheus/client_golang v1.25.0
-	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/go-redis/v9 v9.24.0
 	github.com/samber/do/v2 v2.0.0
 	go.opentelemetry.io/contrib/instrumentation/github.com/gin-gonic/gin/otelgin v0.65.0
 	go.opentelemetry.io/contrib/instrumentation/github.com/labstack/echo/otelecho v0.60.0
@@ -149,8 +146,6 @@ require (
 
 require github.com/plinth-go/plinth/cache/ottercache v0.0.0-00010101000000-000000000000
 
-require github.com/plinth-go/plinth/cache/rediscache v0.0.0-00010101000000-000000000000
-
 require github.com/plinth-go/plinth/data v0.0.0-00010101000000-000000000000
 
 require github.com/plinth-go/plinth/jobs/riverjobs v0.0.0-00010101000000-000000000000
@@ -174,3 +169,5 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/wneessen/go-mail v0.8.1
 )
+
+require github.com/plinth-go/plinth/redisstore v0.0.0-00010101000000-000000000000

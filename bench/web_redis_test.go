@@ -10,7 +10,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/plinth-go/plinth/plinthtest"
-	plinthredis "github.com/plinth-go/plinth/web/redisstore"
+	"github.com/plinth-go/plinth/redisstore"
 )
 
 // redisBenchPrefix starts the keys the benchmarks' Redis stores write,
@@ -73,6 +73,6 @@ func gorillaRedisStore(tb testing.TB) *redistore.RediStore {
 }
 
 // plinthRedisStore is Plinth's web/redisstore on a go-redis client.
-func plinthRedisStore(tb testing.TB) *plinthredis.Store {
-	return plinthredis.New(plinthredis.Config{Client: goRedisClient(tb), Prefix: redisBenchPrefix + "plinth:"})
+func plinthRedisStore(tb testing.TB) *redisstore.SessionStore {
+	return redisstore.NewSessionStore(redisstore.SessionStoreConfig{Client: goRedisClient(tb), Prefix: redisBenchPrefix + "plinth:"})
 }

@@ -1,6 +1,6 @@
 // Package cache keeps what is expensive to compute: a Store of bytes with
 // time-to-live (MemoryStore, a bounded sharded LRU in this package; Redis and
-// otter in the modules github.com/plinth-go/plinth/cache/rediscache and
+// otter in the modules github.com/plinth-go/plinth/redisstore and
 // github.com/plinth-go/plinth/cache/ottercache), and Of[T], a typed view with
 // Remember, which computes a missing value once however many requests ask
 // for it at the same time.

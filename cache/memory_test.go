@@ -203,7 +203,7 @@ func TestOpen(t *testing.T) {
 		{"memory:?max_entries=0", "", "positive integer"},
 		{"memory:?max_entries=ten", "", "positive integer"},
 		{"memory:?maxentries=10", "", "unknown parameter"},
-		{"redis://127.0.0.1:6379", "", "cache/rediscache"},
+		{"redis://127.0.0.1:6379", "", "plinth/redisstore"},
 		{"", "memcached://x", "no opener for scheme memcached"},
 		{"127.0.0.1:6379", "", "no"},
 	} {

@@ -14,7 +14,7 @@ import (
 // EnvURL is the environment variable that names the Store: "memory:" (the
 // default), "memory:?max_entries=N&max_bytes=N&shards=N", or a URL whose
 // scheme an Opener given to Open handles ("redis://host:6379/0" with the
-// cache/rediscache module).
+// redisstore module).
 const EnvURL = "PLINTH_CACHE_URL"
 
 // DefaultURL is the Store used when neither Config.URL nor PLINTH_CACHE_URL
@@ -29,8 +29,8 @@ type OpenConfig struct {
 	// DefaultURL.
 	URL string
 	// Openers open the Stores of other schemes than memory:, by scheme. A
-	// backend module provides its own (the cache/rediscache module's
-	// rediscache.Openers() for "redis" and "rediss"); the core cannot
+	// backend module provides its own (the redisstore module's
+	// redisstore.CacheOpeners() for "redis" and "rediss"); the core cannot
 	// import the backend's client, and a registry passed to the call keeps
 	// the choice explicit, with no package-level state. Default none.
 	Openers map[string]Opener
@@ -77,7 +77,7 @@ func open(cfg OpenConfig, lookup func(string) (string, bool)) (Store, error) {
 	}
 	msg := "no opener for scheme " + scheme + ":"
 	if scheme == "redis" || scheme == "rediss" {
-		msg += " set cache.OpenConfig.Openers to rediscache.Openers() from github.com/plinth-go/plinth/cache/rediscache"
+		msg += " set cache.OpenConfig.Openers to redisstore.CacheOpeners() from github.com/plinth-go/plinth/redisstore"
 	}
 	return nil, &urlError{msg}
 }

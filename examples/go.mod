@@ -6,17 +6,14 @@ require github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
 
 replace (
 	github.com/plinth-go/plinth => ../
-	github.com/plinth-go/plinth/cache/rediscache => ../cache/rediscache
 	github.com/plinth-go/plinth/data => ../data
 	github.com/plinth-go/plinth/jobs/riverjobs => ../jobs/riverjobs
 	github.com/plinth-go/plinth/mail/smtpmail => ../mail/smtpmail
 	github.com/plinth-go/plinth/middleware/compress => ../middleware/compress
 	github.com/plinth-go/plinth/observe => ../observe
-	github.com/plinth-go/plinth/web/redisstore => ../web/redisstore
+	github.com/plinth-go/plinth/redisstore => ../redisstore
 	github.com/plinth-go/plinth/ws => ../ws
 )
-
-require github.com/plinth-go/plinth/cache/rediscache v0.0.0-00010101000000-000000000000
 
 require github.com/plinth-go/plinth/data v0.0.0-00010101000000-000000000000
 
@@ -25,8 +22,6 @@ require github.com/plinth-go/plinth/jobs/riverjobs v0.0.0-00010101000000-0000000
 require github.com/plinth-go/plinth/mail/smtpmail v0.0.0-00010101000000-000000000000
 
 require github.com/plinth-go/plinth/middleware/compress v0.0.0-00010101000000-000000000000
-
-require github.com/plinth-go/plinth/web/redisstore v0.0.0-00010101000000-000000000000
 
 require (
 	github.com/plinth-go/plinth/observe v0.0.0-00010101000000-000000000000
@@ -59,7 +54,7 @@ require (
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
-	github.com/redis/go-redis/v9 v9.23.0 // indirect
+	github.com/redis/go-redis/v9 v9.24.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/riverqueue/river v0.51.2 // indirect
 	github.com/riverqueue/river/riverdriver v0.51.2 // indirect
@@ -96,3 +91,5 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 	modernc.org/sqlite v1.62.0 // indirect
 )
+
+require github.com/plinth-go/plinth/redisstore v0.0.0-00010101000000-000000000000

@@ -116,7 +116,7 @@ type RateLimitStore interface {
 // so that attempts in flight are counted too) costs nothing when it turns out
 // well. A bucket never holds more than Burst tokens: refunding a full bucket
 // changes nothing. Refund must be atomic per key, as Take. MemoryRateLimitStore and
-// middleware/redisstore's Store implement it.
+// redisstore.RateLimitStore implement it.
 type Refunder interface {
 	Refund(ctx context.Context, key string, now time.Time, limit Limit) error
 }

@@ -60,7 +60,7 @@ type AuthConfig[U any] struct {
 	// keeps per client address and account (the LoginField form value,
 	// lower-cased): each attempt takes a token before its password is
 	// checked, and a successful one gives it back (with a store that can:
-	// middleware.Refunder, as MemoryRateLimitStore and middleware/redisstore are), so
+	// middleware.Refunder, as MemoryRateLimitStore and redisstore.RateLimitStore are), so
 	// only failures cost. The zero Limit means 5 failures, then one more
 	// attempt every 12 seconds (Rate 5 Per minute, Burst 5): a person who
 	// mistypes is not stopped, and signing in and out all day never is,
@@ -108,7 +108,7 @@ type AuthConfig[U any] struct {
 	// LoginLimitStore keeps Throttle's buckets (LoginLimit's and
 	// LoginClientLimit's, apart by their Limit.Name): the catalogue's rate-limit
 	// stores (middleware.RateLimitStore). Nil means a middleware.MemoryRateLimitStore of its
-	// own. Give a shared store (middleware/redisstore) when several
+	// own. Give a shared store (redisstore.RateLimitStore) when several
 	// instances serve the sign-in form, so that failures count together.
 	LoginLimitStore middleware.RateLimitStore
 

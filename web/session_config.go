@@ -58,7 +58,7 @@ type SessionsConfig struct {
 	StoreURL string
 
 	// Openers open the stores of URL schemes for StoreURL and
-	// PLINTH_SESSION_STORE, such as {"redis": redisstore.Open, "postgres":
+	// PLINTH_SESSION_STORE, such as {"redis": redisstore.OpenSessionStore, "postgres":
 	// pgstore.Open}. The stores with third-party clients are modules of
 	// their own; an application lists those it links.
 	Openers map[string]OpenStore
@@ -285,7 +285,7 @@ func openStore(url string, openers map[string]OpenStore, keys [][]byte, fromEnv 
 	}
 	open := openers[strings.ToLower(scheme)]
 	if open == nil {
-		return nil, fmt.Errorf("web: %s=%q: no store opener for %q URLs; add it to SessionsConfig.Openers (redis: github.com/plinth-go/plinth/web/redisstore.Open, postgres: github.com/plinth-go/plinth/data/pgstore.Open)", where, redactURL(url), scheme)
+		return nil, fmt.Errorf("web: %s=%q: no store opener for %q URLs; add it to SessionsConfig.Openers (redis: github.com/plinth-go/plinth/redisstore.OpenSessionStore, postgres: github.com/plinth-go/plinth/data/pgstore.Open)", where, redactURL(url), scheme)
 	}
 	st, err := open(context.Background(), url)
 	if err != nil {

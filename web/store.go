@@ -7,7 +7,7 @@ import (
 
 // Store keeps sessions on the server, by session ID: the cookie carries only
 // the ID. The memory store (MemoryStore) is in this package; the Redis and
-// PostgreSQL stores are modules of their own (web/redisstore, data/pgstore),
+// PostgreSQL stores are in modules of their own (redisstore, and data/pgstore in the data module),
 // so that an application imports only the client it uses. The cookie store
 // (CookieStore) keeps the whole session in the cookie instead.
 //
@@ -59,7 +59,7 @@ type Store interface {
 // OpenStore opens a Store from a URL given in PLINTH_SESSION_STORE (or
 // SessionsConfig.StoreURL), such as "redis://127.0.0.1:6379/0" or
 // "postgres://user@host/db". The modules with third-party clients export
-// one, for SessionsConfig.Openers: redisstore.Open, pgstore.Open.
+// one, for SessionsConfig.Openers: redisstore.OpenSessionStore, pgstore.Open.
 type OpenStore func(ctx context.Context, url string) (Store, error)
 
 // ErrSessionExists is what a Store's Create returns (wrapped or not) when

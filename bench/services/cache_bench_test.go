@@ -16,8 +16,8 @@ import (
 
 	"github.com/plinth-go/plinth/cache"
 	"github.com/plinth-go/plinth/cache/ottercache"
-	"github.com/plinth-go/plinth/cache/rediscache"
 	"github.com/plinth-go/plinth/plinthtest"
+	"github.com/plinth-go/plinth/redisstore"
 )
 
 // The hit benchmarks read nKeys keys, all present, in a fixed order: every
@@ -223,7 +223,7 @@ func redisURL(b *testing.B) string {
 }
 
 // BenchmarkCacheRedisHit: one hit on Redis (a round trip over loopback):
-// raw go-redis GET beside rediscache's Store.Get and Of[string] and
+// raw go-redis GET beside redisstore's CacheStore.Get and Of[string] and
 // Of[cachedPage] Remember hits (the JSON decode of the struct is in both
 // of the last pair: raw go-redis GET + json.Unmarshal is the peer).
 func BenchmarkCacheRedisHit(b *testing.B) {
@@ -236,7 +236,7 @@ func BenchmarkCacheRedisHit(b *testing.B) {
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
 	prefix := "plinth-bench-cache:"
-	store := rediscache.New(rediscache.Config{Client: rdb, Prefix: prefix})
+	store := redisstore.NewCacheStore(redisstore.CacheStoreConfig{Client: rdb, Prefix: prefix})
 	strs := cache.New[string](store, cache.Config[string]{})
 	pages := cache.New[cachedPage](store, cache.Config[cachedPage]{})
 	if err := strs.Set(ctx, "s", string(benchBytes), time.Hour); err != nil {

@@ -24,7 +24,7 @@ MD
 awk -f report-cache.awk "$file"
 cat <<'MD'
 
-Redis: one hit over loopback, raw go-redis v9.23.0 GET beside rediscache's `Store.Get` and `Of[string]` Remember
+Redis: one hit over loopback, raw go-redis v9.23.0 GET beside redisstore's `CacheStore.Get` and `Of[string]` Remember
 hit, and raw GET + `json.Unmarshal` beside `Of[struct]` Remember hit. The allocation bound (at most one more than
-go-redis's GET) is asserted by `TestHitAllocs` in cache/rediscache; Memory's 0 by `TestHitAllocs` in cache.
+go-redis's GET) is asserted by `TestCacheHitAllocs` in redisstore; Memory's 0 by `TestHitAllocs` in cache.
 MD

@@ -29,14 +29,12 @@ const goDirective = "1.26.0"
 // modules, less the benchmarks and the examples.
 var knownModules = []string{
 	"cache/ottercache",
-	"cache/rediscache",
 	"data",
 	"jobs/riverjobs",
 	"mail/smtpmail",
 	"middleware/compress",
-	"middleware/redisstore",
 	"observe",
-	"web/redisstore",
+	"redisstore",
 	"ws",
 }
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/plinth-go/plinth"
-	"github.com/plinth-go/plinth/web"
 	"github.com/plinth-go/plinth/data/pgstore"
+	"github.com/plinth-go/plinth/web"
 )
 
 // A Store on a pool of the application's own (the data module's, from

@@ -12,9 +12,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plinth-go/plinth/data/pgstore"
 	"github.com/plinth-go/plinth/plinthtest"
 	"github.com/plinth-go/plinth/web"
-	"github.com/plinth-go/plinth/data/pgstore"
 	"github.com/plinth-go/plinth/web/storetest"
 )
 

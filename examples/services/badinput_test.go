@@ -12,12 +12,12 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/cache"
-	"github.com/plinth-go/plinth/cache/rediscache"
 	"github.com/plinth-go/plinth/jobs"
 	"github.com/plinth-go/plinth/jobs/jobstest"
 	"github.com/plinth-go/plinth/mail"
 	"github.com/plinth-go/plinth/mail/smtpmail"
 	"github.com/plinth-go/plinth/plinthtest"
+	"github.com/plinth-go/plinth/redisstore"
 )
 
 // refusingBackend fails the test when a job reaches it: the bad inputs
@@ -140,7 +140,7 @@ func TestCheckCacheKeyRefused(t *testing.T) {
 	}
 	for _, u := range urls {
 		t.Run(strings.SplitN(u, ":", 2)[0], func(t *testing.T) {
-			store, err := cache.Open(cache.OpenConfig{URL: u, Openers: rediscache.Openers()})
+			store, err := cache.Open(cache.OpenConfig{URL: u, Openers: redisstore.CacheOpeners()})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,10 +6,10 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/cache"
-	"github.com/plinth-go/plinth/cache/rediscache"
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/jobs"
 	riverjobs "github.com/plinth-go/plinth/jobs/riverjobs"
+	"github.com/plinth-go/plinth/redisstore"
 )
 
 // openQueue opens the job queue on db (River's tables are migrated by
@@ -39,10 +39,10 @@ func every(client *jobs.Client, period time.Duration, args jobs.Args) error {
 }
 
 // openCache opens the Store PLINTH_CACHE_URL names (memory: by default,
-// redis:// and rediss:// through the cache/rediscache module) and adds its
+// redis:// and rediss:// through the redisstore module) and adds its
 // degraded readiness check "cache" (cache.Attach).
 func openCache(app *plinth.App) (cache.Store, error) {
-	store, err := cache.Open(cache.OpenConfig{Openers: rediscache.Openers()})
+	store, err := cache.Open(cache.OpenConfig{Openers: redisstore.CacheOpeners()})
 	if err != nil {
 		return nil, err
 	}

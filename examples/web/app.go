@@ -5,10 +5,10 @@ import (
 	"io/fs"
 
 	"github.com/plinth-go/plinth"
-	"github.com/plinth-go/plinth/middleware"
-	"github.com/plinth-go/plinth/web"
 	"github.com/plinth-go/plinth/data/pgstore"
-	"github.com/plinth-go/plinth/web/redisstore"
+	"github.com/plinth-go/plinth/middleware"
+	"github.com/plinth-go/plinth/redisstore"
+	"github.com/plinth-go/plinth/web"
 )
 
 var (
@@ -45,7 +45,7 @@ func newSite() (*plinth.App, *site, error) {
 	}
 	sessions, err := web.NewSessions(web.SessionsConfig{
 		Openers: map[string]web.OpenStore{
-			"redis": redisstore.Open, "rediss": redisstore.Open,
+			"redis": redisstore.OpenSessionStore, "rediss": redisstore.OpenSessionStore,
 			"postgres": pgstore.Open, "postgresql": pgstore.Open,
 		},
 	})

@@ -16,15 +16,12 @@ const root = "../.."
 // snippets their own TestDocSnippets compiles (their dependencies are not
 // in the core's go.sum), with that test's directory.
 var ownDocTests = map[string]string{
-	"github.com/plinth-go/plinth/middleware/compress":   "middleware/compress",
-	"github.com/plinth-go/plinth/middleware/redisstore": "middleware/redisstore",
-	"github.com/plinth-go/plinth/data":                  "data",
-	"github.com/plinth-go/plinth/observe":               "observe",
-	"github.com/plinth-go/plinth/web/redisstore":        "web/redisstore",
-	"github.com/plinth-go/plinth/data/pgstore":          "data/pgstore",
-	"github.com/plinth-go/plinth/ws":                    "ws",
-	"github.com/plinth-go/plinth/mail/smtpmail":         "mail/smtpmail",
-	"github.com/plinth-go/plinth/cache/rediscache":      "cache/rediscache",
+	"github.com/plinth-go/plinth/middleware/compress": "middleware/compress",
+	"github.com/plinth-go/plinth/data":                "data",
+	"github.com/plinth-go/plinth/redisstore":          "redisstore",
+	"github.com/plinth-go/plinth/observe":             "observe",
+	"github.com/plinth-go/plinth/ws":                  "ws",
+	"github.com/plinth-go/plinth/mail/smtpmail":       "mail/smtpmail",
 }
 
 // TestDocSnippets compiles every ```go block of README.md, the other

@@ -9,7 +9,7 @@ var knownPackages = map[string]string{
 	"api":        "github.com/plinth-go/plinth/api",
 	"middleware": "github.com/plinth-go/plinth/middleware",
 	"compress":   "github.com/plinth-go/plinth/middleware/compress",
-	"redisstore": "github.com/plinth-go/plinth/middleware/redisstore",
+	"redisstore": "github.com/plinth-go/plinth/redisstore",
 	"data":       "github.com/plinth-go/plinth/data",
 	"module":     "github.com/plinth-go/plinth/module",
 	"metrics":    "github.com/plinth-go/plinth/observe/metrics",
@@ -23,7 +23,6 @@ var knownPackages = map[string]string{
 	"datatest":   "github.com/plinth-go/plinth/data/datatest",
 	"jobs":       "github.com/plinth-go/plinth/jobs",
 	"jobstest":   "github.com/plinth-go/plinth/jobs/jobstest",
-	// web/redisstore is also "redisstore": a snippet using it imports it.
 
 	// The standard library.
 	"atomic":    "sync/atomic",

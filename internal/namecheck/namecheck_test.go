@@ -14,7 +14,7 @@ func TestRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{".", "data", "ws", "cache/rediscache", "mail/smtpmail"} {
+	for _, want := range []string{".", "data", "ws", "redisstore", "mail/smtpmail"} {
 		if !slices.Contains(mods, want) {
 			t.Errorf("library modules %v: %s missing", mods, want)
 		}

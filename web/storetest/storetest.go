@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite of web.Store: Run checks that a
 // store keeps the contract web.Store documents, so that every store (the
-// memory store in package web, web/redisstore, data/pgstore, or an
+// memory store in package web, redisstore.SessionStore, data/pgstore, or an
 // application's own) is held to the same behaviour by the same tests:
 //
 //	func TestConformance(t *testing.T) {

@@ -416,7 +416,7 @@ var cache = mdSection("cache", "Cache", "PLINTH_TEST_REDIS=redis://127.0.0.1:637
 			hit("BenchmarkCacheHit/zipf", "plinth-memory-get", "a hit in memory, keys read by Zipf's law, ns/op, Plinth's memory store / golang-lru"),
 			hit("BenchmarkCacheHit/uniform", "plinth-memory-get", "the same, keys read in turn"),
 			hit("BenchmarkCacheHit/zipf", "plinth-memory-remember", "a typed Remember hit in memory (Zipf) / golang-lru"),
-			hit("BenchmarkCacheRedisHit", "rediscache-get", "a Redis hit, rediscache / go-redis"),
+			hit("BenchmarkCacheRedisHit", "rediscache-get", "a Redis hit, redisstore.CacheStore / go-redis"),
 		}
 		if m := clockCost.FindStringSubmatch(text); m != nil {
 			lines = append(lines, line("reading the time for an expiry check, time.Now against the coarse clock's atomic load", m[1]+" ns against "+m[2]+" ns"))

@@ -4,15 +4,16 @@ import (
 	"context"
 	"log"
 
-	"github.com/plinth-go/plinth"
-	"github.com/plinth-go/plinth/web"
-	"github.com/plinth-go/plinth/web/redisstore"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/plinth-go/plinth"
+	"github.com/plinth-go/plinth/redisstore"
+	"github.com/plinth-go/plinth/web"
 )
 
-// A Store on a client of the application's own, which it may share with the
-// rate limiter's Redis store (github.com/plinth-go/plinth/middleware/redisstore).
-func ExampleNew() {
+// A SessionStore on a client of the application's own, which it may share with the
+// rate limiter's Redis store (NewRateLimitStore).
+func ExampleNewSessionStore() {
 	rdb := redis.NewClient(&redis.Options{
 		Addr:                  "127.0.0.1:6379",
 		ContextTimeoutEnabled: true, // the request's deadline bounds each call
@@ -20,7 +21,7 @@ func ExampleNew() {
 	defer rdb.Close()
 
 	sessions, err := web.NewSessions(web.SessionsConfig{
-		Store: redisstore.New(redisstore.Config{Client: rdb}),
+		Store: redisstore.NewSessionStore(redisstore.SessionStoreConfig{Client: rdb}),
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -30,10 +31,10 @@ func ExampleNew() {
 }
 
 // The store chosen by URL: PLINTH_SESSION_STORE=redis://127.0.0.1:6379/0
-// (or StoreURL) opens it with Open.
-func ExampleOpen() {
+// (or StoreURL) opens it with OpenSessionStore.
+func ExampleOpenSessionStore() {
 	sessions, err := web.NewSessions(web.SessionsConfig{
-		Openers: map[string]web.OpenStore{"redis": redisstore.Open, "rediss": redisstore.Open},
+		Openers: map[string]web.OpenStore{"redis": redisstore.OpenSessionStore, "rediss": redisstore.OpenSessionStore},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -42,9 +43,9 @@ func ExampleOpen() {
 	sessions.Attach(app) // closes the store after the drain
 
 	// Or directly:
-	store, err := redisstore.Open(context.Background(), "redis://127.0.0.1:6379/0")
+	store, err := redisstore.OpenSessionStore(context.Background(), "redis://127.0.0.1:6379/0")
 	if err != nil {
 		log.Fatal(err) // only a URL that cannot be parsed
 	}
-	defer store.(*redisstore.Store).Close()
+	defer store.(*redisstore.SessionStore).Close()
 }

@@ -1,22 +1,14 @@
-// Package redisstore keeps web's sessions in Redis, so that the instances of
+package redisstore
+
+// SessionStore keeps web's sessions in Redis, so that the instances of
 // an application behind a load balancer share them and a restart of one
 // signs nobody out:
 //
-//	store := redisstore.New(redisstore.Config{Client: rdb})
+//	store := redisstore.NewSessionStore(redisstore.SessionStoreConfig{Client: rdb})
 //	sessions, err := web.NewSessions(web.SessionsConfig{Store: store})
 //
 // or, chosen by URL (PLINTH_SESSION_STORE=redis://127.0.0.1:6379/0), with
-// Open in web.SessionsConfig.Openers under "redis" and "rediss".
-//
-// It is a module of its own, so that the core keeps to the standard library
-// and golang.org/x. It depends on github.com/redis/go-redis/v9 rather than
-// rueidis because the framework's other Redis store, the rate limiter's
-// (github.com/plinth-go/plinth/middleware/redisstore), uses go-redis too, at
-// the same version: an application that keeps its rate limits and its
-// sessions in Redis links one client library and can share one client (one
-// connection pool) between them. rueidis's client-side caching and
-// auto-pipelining would buy little here: a session is read once per request
-// and is changed by other instances, so it is not worth caching.
+// OpenSessionStore in web.SessionsConfig.Openers under "redis" and "rediss".
 //
 // Each session is one Redis string under Prefix+ID, with the session's
 // expiry as the key's TTL: Load is one GET, Create one SET with PX and NX,
@@ -28,7 +20,6 @@
 // PLINTH_TEST_REDIS: 8 and 12 allocations, and about 90 µs each against a
 // Redis on the same 2-core machine at a load average of 10 (docs/web.md,
 // "Costs and outages"); a network adds its round-trip time.
-package redisstore
 
 import (
 	"context"
@@ -40,67 +31,68 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/plinth-go/plinth/internal/redact"
 	"github.com/plinth-go/plinth/web"
-	"github.com/redis/go-redis/v9"
 )
 
-// DefaultPrefix starts the Store's keys when Config.Prefix is "". It differs
+// DefaultSessionPrefix starts the SessionStore's keys when SessionStoreConfig.Prefix is "". It differs
 // from the rate limiter's ("plinth:rl:"), so both may share one database.
-const DefaultPrefix = "plinth:session:"
+const DefaultSessionPrefix = "plinth:session:"
 
-// Config configures New. Only Client is required; every other field's zero
+// SessionStoreConfig configures NewSessionStore. Only Client is required; every other field's zero
 // value is the default.
-type Config struct {
+type SessionStoreConfig struct {
 	// Client is the Redis client: a *redis.Client, *redis.ClusterClient,
 	// *redis.Ring, a failover client or any other redis.UniversalClient.
-	// Required. The Store neither configures nor closes it (see New).
+	// Required. The SessionStore neither configures nor closes it (see NewSessionStore).
 	Client redis.UniversalClient
 
-	// Prefix starts every key the Store writes, followed by the session
+	// Prefix starts every key the SessionStore writes, followed by the session
 	// ID: plinth:session:<43 characters of base64url>. "" means
-	// DefaultPrefix. Give each application sharing a Redis database its
+	// DefaultSessionPrefix. Give each application sharing a Redis database its
 	// own prefix, or its own database, so that their sessions stay apart.
 	Prefix string
 }
 
-// Store is a web.Store in Redis. Make one with New or Open. It is safe for
+// SessionStore is a web.Store in Redis. Make one with NewSessionStore or OpenSessionStore. It is safe for
 // concurrent use, and any number of instances of an application may share
 // one Redis: each Update replaces a whole session, so the last write wins,
 // as with every store, but only while the session exists.
-type Store struct {
+type SessionStore struct {
 	client redis.UniversalClient
 	prefix string
 	addr   string // for error messages: where the client connects
 
-	owned     bool // Open made the client: Close closes it
+	owned     bool // OpenSessionStore made the client: Close closes it
 	closeOnce sync.Once
 	closeErr  error
 }
 
 var (
-	_ web.Store = (*Store)(nil)
-	_ io.Closer = (*Store)(nil)
+	_ web.Store = (*SessionStore)(nil)
+	_ io.Closer = (*SessionStore)(nil)
 )
 
-// New returns a Store using cfg.Client. It panics if cfg.Client is nil (a
-// program's mistake, as in middleware/redisstore's New). It does not
-// contact Redis; Ping (the sessions' readiness check) does. The Store does
+// NewSessionStore returns a SessionStore using cfg.Client. It panics if cfg.Client is nil (a
+// program's mistake, as in NewRateLimitStore). It does not
+// contact Redis; Ping (the sessions' readiness check) does. The SessionStore does
 // not configure the client, and its Close does not close it: the
 // application that made the client closes it.
 //
-// The Store's methods receive the request's context. go-redis applies a
+// The SessionStore's methods receive the request's context. go-redis applies a
 // context's deadline to socket reads and writes only when the client's
 // Options.ContextTimeoutEnabled is true; otherwise a connection that hangs
 // mid-command is bounded by the client's ReadTimeout (3 s by default), not
-// by the request. Set ContextTimeoutEnabled: true, as Open does.
-func New(cfg Config) *Store {
+// by the request. Set ContextTimeoutEnabled: true, as OpenSessionStore does.
+func NewSessionStore(cfg SessionStoreConfig) *SessionStore {
 	if cfg.Client == nil {
-		panic("redisstore: Config.Client is required")
+		panic("redisstore: SessionStoreConfig.Client is required")
 	}
-	s := &Store{client: cfg.Client, prefix: cfg.Prefix, addr: addrOf(cfg.Client)}
+	s := &SessionStore{client: cfg.Client, prefix: cfg.Prefix, addr: addrOf(cfg.Client)}
 	if s.prefix == "" {
-		s.prefix = DefaultPrefix
+		s.prefix = DefaultSessionPrefix
 	}
 	return s
 }
@@ -116,19 +108,19 @@ func addrOf(client redis.UniversalClient) string {
 	return ""
 }
 
-// Open is a web.OpenStore for redis:// and rediss:// (TLS) URLs, and
+// OpenSessionStore is a web.OpenStore for redis:// and rediss:// (TLS) URLs, and
 // unix:// for a Unix socket, in the syntax of redis.ParseURL:
 // redis://[user:password@]host[:port][/db][?option=value...], where the
 // options are go-redis's (dial_timeout, read_timeout, pool_size,
 // max_retries...). Register it in web.SessionsConfig.Openers under the
 // schemes it should serve:
 //
-//	Openers: map[string]web.OpenStore{"redis": redisstore.Open, "rediss": redisstore.Open}
+//	Openers: map[string]web.OpenStore{"redis": redisstore.OpenSessionStore, "rediss": redisstore.OpenSessionStore}
 //
-// Open makes a client of its own, with the Store's defaults (Config{}), and
+// OpenSessionStore makes a client of its own, with the SessionStore's defaults (SessionStoreConfig{}), and
 // returns an error only for a URL it cannot parse: it does not contact Redis,
 // so that an application starting while Redis is briefly down (a deploy
-// restarting both) starts, and its readiness check, the Store's Ping, holds
+// restarting both) starts, and its readiness check, the SessionStore's Ping, holds
 // traffic off it until Redis answers, rather than crash-looping. ctx is not
 // used.
 //
@@ -142,15 +134,15 @@ func addrOf(client redis.UniversalClient) string {
 // against 1.75 s with go-redis's defaults. Close closes the client.
 //
 // For Redis Cluster, Sentinel or a client shared with other code, make the
-// client yourself and use New.
-func Open(ctx context.Context, url string) (web.Store, error) {
+// client yourself and use NewSessionStore.
+func OpenSessionStore(ctx context.Context, url string) (web.Store, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: %w", redact.Error(err, url)) // url.Parse quotes the URL
 	}
 	opts.ContextTimeoutEnabled = true
 	opts.DialerRetries = 1
-	s := New(Config{Client: redis.NewClient(opts)})
+	s := NewSessionStore(SessionStoreConfig{Client: redis.NewClient(opts)})
 	s.owned = true
 	return s, nil
 }
@@ -158,7 +150,7 @@ func Open(ctx context.Context, url string) (web.Store, error) {
 // String describes the store for the sessions' start-up log line: the
 // engine, where the client connects (never its password) and the prefix,
 // as "redis addr=127.0.0.1:6379 db=0 prefix=plinth:session:".
-func (s *Store) String() string {
+func (s *SessionStore) String() string {
 	out := "redis"
 	if s.addr != "" {
 		out += " addr=" + s.addr
@@ -170,12 +162,12 @@ func (s *Store) String() string {
 }
 
 // key returns the Redis key of a session ID.
-func (s *Store) key(id string) string { return s.prefix + id }
+func (s *SessionStore) key(id string) string { return s.prefix + id }
 
 // Load implements web.Store: one GET. A key that does not exist (never
 // saved, deleted or expired: Redis removes expired keys itself) is nil
 // data and a nil error.
-func (s *Store) Load(ctx context.Context, id string) ([]byte, error) {
+func (s *SessionStore) Load(ctx context.Context, id string) ([]byte, error) {
 	data, err := s.client.Get(ctx, s.key(id)).Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
@@ -206,7 +198,7 @@ func ttl(expiry time.Time) (time.Duration, bool) {
 // expiry as the key's TTL (PX), which fails with an error wrapping
 // web.ErrSessionExists when the key exists. An expiry already past writes
 // nothing.
-func (s *Store) Create(ctx context.Context, id string, data []byte, expiry time.Time) error {
+func (s *SessionStore) Create(ctx context.Context, id string, data []byte, expiry time.Time) error {
 	d, ok := ttl(expiry)
 	if !ok {
 		return nil
@@ -225,7 +217,7 @@ func (s *Store) Create(ctx context.Context, id string, data []byte, expiry time.
 // expiry as the key's TTL (PX), which writes only over a key that exists:
 // a session deleted meanwhile (a sign-out) or expired is not written back.
 // An expiry already past is one DEL.
-func (s *Store) Update(ctx context.Context, id string, data []byte, expiry time.Time) (bool, error) {
+func (s *SessionStore) Update(ctx context.Context, id string, data []byte, expiry time.Time) (bool, error) {
 	d, ok := ttl(expiry)
 	if !ok {
 		n, err := s.client.Del(ctx, s.key(id)).Result()
@@ -246,7 +238,7 @@ func (s *Store) Update(ctx context.Context, id string, data []byte, expiry time.
 
 // Delete implements web.Store: one DEL, which is not an error for a key
 // that does not exist.
-func (s *Store) Delete(ctx context.Context, id string) error {
+func (s *SessionStore) Delete(ctx context.Context, id string) error {
 	if err := s.client.Del(ctx, s.key(id)).Err(); err != nil {
 		return s.fail("delete", err)
 	}
@@ -256,18 +248,18 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 // Ping implements web.Store: one PING. web.Sessions.Attach makes it the
 // readiness check "sessions", so /readyz answers 503 while Redis cannot be
 // reached, with this error.
-func (s *Store) Ping(ctx context.Context) error {
+func (s *SessionStore) Ping(ctx context.Context) error {
 	if err := s.client.Ping(ctx).Err(); err != nil {
 		return s.fail("ping", err)
 	}
 	return nil
 }
 
-// Close closes the client if Open made it, and does nothing for a Store
-// made by New (the client is the caller's). It implements io.Closer: the
+// Close closes the client if OpenSessionStore made it, and does nothing for a SessionStore
+// made by NewSessionStore (the client is the caller's). It implements io.Closer: the
 // sessions call it at shutdown, after the drain, for a store they opened
 // from a URL. A second Close returns the first one's result.
-func (s *Store) Close() error {
+func (s *SessionStore) Close() error {
 	s.closeOnce.Do(func() {
 		if s.owned {
 			s.closeErr = s.client.Close()
@@ -279,7 +271,7 @@ func (s *Store) Close() error {
 // fail wraps err with the operation and where Redis is. A context's error
 // stays reachable with errors.Is, so that a caller can tell a request that
 // went away from a Redis that is down.
-func (s *Store) fail(op string, err error) error {
+func (s *SessionStore) fail(op string, err error) error {
 	if s.addr == "" {
 		return fmt.Errorf("redisstore: %s: %w", op, err)
 	}

@@ -1,11 +1,10 @@
-// Package rediscache is a cache.Store on Redis (go-redis v9, the client the
+package redisstore
+
+// CacheStore is a cache.Store on Redis (go-redis v9, the client the
 // session and rate-limit stores use): entries with PX expiry, tag
 // generations as INCR counters, and cross-instance locks (SET NX PX with a
 // token, released by a script that checks it), so that every feature of
 // package cache works the same on MemoryStore and on Redis.
-//
-// The module is github.com/plinth-go/plinth/cache/rediscache; the package is
-// named rediscache so that it does not shadow go-redis's redis.
 //
 // Keys: an entry lives at Prefix+key, a tag's generation at
 // Prefix+"\x1fgen:"+tag, a lock at Prefix+"\x1flock:"+key. Keys never hold
@@ -13,7 +12,6 @@
 // must not be evicted (they have no TTL: a volatile-* maxmemory-policy
 // leaves them alone; allkeys-* may evict one, which can make entries written
 // before the invalidation that preceded the eviction look current again).
-package rediscache
 
 import (
 	"context"
@@ -26,22 +24,23 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/plinth-go/plinth/cache"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/plinth-go/plinth/cache"
 )
 
-// DefaultPrefix is the key prefix of a Store whose Config leaves it empty.
-const DefaultPrefix = "cache:"
+// DefaultCachePrefix is the key prefix of a CacheStore whose CacheStoreConfig leaves it empty.
+const DefaultCachePrefix = "cache:"
 
-// Config configures New. Client is required; the zero value of the other
+// CacheStoreConfig configures NewCacheStore. Client is required; the zero value of the other
 // fields means their defaults.
-type Config struct {
-	// Client is the application's go-redis client (which the Store may
-	// share with the session and rate-limit stores). Required: New panics
+type CacheStoreConfig struct {
+	// Client is the application's go-redis client (which the CacheStore may
+	// share with the session and rate-limit stores). Required: NewCacheStore panics
 	// when it is nil. Close does not close it.
 	Client redis.UniversalClient
 
-	// Prefix starts every key the Store writes. Default DefaultPrefix
+	// Prefix starts every key the CacheStore writes. Default DefaultCachePrefix
 	// ("cache:"). Two applications sharing a Redis database use two
 	// prefixes; instances of one application share one.
 	Prefix string
@@ -51,57 +50,57 @@ type Config struct {
 	// ErrUnavailable instead of dialling again: a Redis that is down, or
 	// a host that drops packets, then costs requests nothing (Remember
 	// computes around it) instead of a dial timeout each. Ping always
-	// tries. Default DefaultFailFast (1s); negative switches it off.
+	// tries. Default DefaultCacheFailFast (1s); negative switches it off.
 	FailFast time.Duration
 }
 
-// Store is a cache.Store, cache.Locker and cache.Pinger on a go-redis
+// CacheStore is a cache.Store, cache.Locker and cache.Pinger on a go-redis
 // client.
-type Store struct {
+type CacheStore struct {
 	rdb    redis.UniversalClient
 	prefix string
 	owned  bool // Close closes rdb
 	pause  time.Duration
 
-	// downUntil is when, in Unix nanoseconds, the Store tries Redis again
+	// downUntil is when, in Unix nanoseconds, the CacheStore tries Redis again
 	// after a connection failure; until then every operation fails at once
 	// with ErrUnavailable.
 	downUntil atomic.Int64
 }
 
 // ErrUnavailable is the error of an operation refused without a round trip
-// because Redis failed less than Config.FailFast ago.
-var ErrUnavailable = errors.New("rediscache: redis unavailable (failed recently; retried after Config.FailFast)")
+// because Redis failed less than CacheStoreConfig.FailFast ago.
+var ErrUnavailable = errors.New("redisstore: redis unavailable (failed recently; retried after CacheStoreConfig.FailFast)")
 
-// DefaultFailFast is the pause after a connection failure during which
-// operations fail at once (Config.FailFast).
-const DefaultFailFast = time.Second
+// DefaultCacheFailFast is the pause after a connection failure during which
+// operations fail at once (CacheStoreConfig.FailFast).
+const DefaultCacheFailFast = time.Second
 
 var (
-	_ cache.Store  = (*Store)(nil)
-	_ cache.Locker = (*Store)(nil)
-	_ cache.Pinger = (*Store)(nil)
+	_ cache.Store  = (*CacheStore)(nil)
+	_ cache.Locker = (*CacheStore)(nil)
+	_ cache.Pinger = (*CacheStore)(nil)
 )
 
-// New returns a Store on cfg.Client, a client of the application's own
+// NewCacheStore returns a CacheStore on cfg.Client, a client of the application's own
 // (which it may share with the session and rate-limit stores). Close does
 // not close it. It panics when cfg.Client is nil.
-func New(cfg Config) *Store {
+func NewCacheStore(cfg CacheStoreConfig) *CacheStore {
 	o := cfg
 	if o.Client == nil {
-		panic("rediscache: New: Config.Client is nil")
+		panic("redisstore: NewCacheStore: CacheStoreConfig.Client is nil")
 	}
 	if o.Prefix == "" {
-		o.Prefix = DefaultPrefix
+		o.Prefix = DefaultCachePrefix
 	}
 	if o.FailFast == 0 {
-		o.FailFast = DefaultFailFast
+		o.FailFast = DefaultCacheFailFast
 	}
-	return &Store{rdb: o.Client, prefix: o.Prefix, pause: o.FailFast}
+	return &CacheStore{rdb: o.Client, prefix: o.Prefix, pause: o.FailFast}
 }
 
-// available reports whether the Store may try Redis now.
-func (s *Store) available() error {
+// available reports whether the CacheStore may try Redis now.
+func (s *CacheStore) available() error {
 	if until := s.downUntil.Load(); until != 0 && time.Now().UnixNano() < until {
 		return ErrUnavailable
 	}
@@ -109,7 +108,7 @@ func (s *Store) available() error {
 }
 
 // seen records err: a failure to reach Redis starts the pause.
-func (s *Store) seen(err error) error {
+func (s *CacheStore) seen(err error) error {
 	if err == nil || err == redis.Nil || s.pause < 0 {
 		return err
 	}
@@ -121,27 +120,27 @@ func (s *Store) seen(err error) error {
 	return err
 }
 
-// The client settings Open uses unless the URL sets them (go-redis's own
+// The client settings OpenCacheStore uses unless the URL sets them (go-redis's own
 // defaults are 5s to dial, 3s to read and 3 retries: a cache that fails
 // open must fail fast, or every request waits for the retries).
 const (
-	DefaultDialTimeout  = time.Second
-	DefaultReadTimeout  = 500 * time.Millisecond
-	DefaultWriteTimeout = 500 * time.Millisecond
+	DefaultCacheDialTimeout  = time.Second
+	DefaultCacheReadTimeout  = 500 * time.Millisecond
+	DefaultCacheWriteTimeout = 500 * time.Millisecond
 )
 
-// Open is the cache.Opener for "redis://" and "rediss://" URLs (go-redis's
+// OpenCacheStore is the cache.Opener for "redis://" and "rediss://" URLs (go-redis's
 // ParseURL syntax: redis://[:password@]host:port/db?dial_timeout=1s...),
-// plus a prefix parameter for Config.Prefix. Unless the URL sets them,
+// plus a prefix parameter for CacheStoreConfig.Prefix. Unless the URL sets them,
 // dial_timeout is 1s, read_timeout and write_timeout 500ms, and
 // max_retries is 0 (no retry), with one dial per attempt. Close closes
 // the client.
 //
-//	store, err := cache.Open(cache.OpenConfig{Openers: rediscache.Openers()})
-func Open(rawURL string) (cache.Store, error) {
+//	store, err := cache.Open(cache.OpenConfig{Openers: redisstore.CacheOpeners()})
+func OpenCacheStore(rawURL string) (cache.Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, errors.New("rediscache: not a URL")
+		return nil, errors.New("redisstore: not a URL")
 	}
 	q := u.Query()
 	prefix := q.Get("prefix")
@@ -151,33 +150,33 @@ func Open(rawURL string) (cache.Store, error) {
 			q.Set(name, v)
 		}
 	}
-	set("dial_timeout", DefaultDialTimeout.String())
-	set("read_timeout", DefaultReadTimeout.String())
-	set("write_timeout", DefaultWriteTimeout.String())
+	set("dial_timeout", DefaultCacheDialTimeout.String())
+	set("read_timeout", DefaultCacheReadTimeout.String())
+	set("write_timeout", DefaultCacheWriteTimeout.String())
 	set("max_retries", "-1")
 	u.RawQuery = q.Encode()
 	opt, err := redis.ParseURL(u.String())
 	if err != nil {
-		return nil, errors.New("rediscache: " + cache.EnvURL + ": " + err.Error())
+		return nil, errors.New("redisstore: " + cache.EnvURL + ": " + err.Error())
 	}
 	opt.DialerRetries = 1 // go-redis's default, 5 dials 100ms apart, makes a down Redis cost each request 0.5s
-	s := New(Config{Client: redis.NewClient(opt), Prefix: prefix})
+	s := NewCacheStore(CacheStoreConfig{Client: redis.NewClient(opt), Prefix: prefix})
 	s.owned = true
 	return s, nil
 }
 
-// Openers returns Open as the opener of the "redis" and "rediss" schemes,
+// CacheOpeners returns OpenCacheStore as the opener of the "redis" and "rediss" schemes,
 // for cache.OpenConfig.Openers.
-func Openers() map[string]cache.Opener {
-	return map[string]cache.Opener{"redis": Open, "rediss": Open}
+func CacheOpeners() map[string]cache.Opener {
+	return map[string]cache.Opener{"redis": OpenCacheStore, "rediss": OpenCacheStore}
 }
 
 // Client returns the go-redis client.
-func (s *Store) Client() redis.UniversalClient { return s.rdb }
+func (s *CacheStore) Client() redis.UniversalClient { return s.rdb }
 
 // Get implements cache.Store. The slice shares go-redis's reply string (no
 // copy): it must not be modified.
-func (s *Store) Get(ctx context.Context, key string) ([]byte, bool, error) {
+func (s *CacheStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	if err := cache.CheckKey(key); err != nil {
 		return nil, false, err
 	}
@@ -196,7 +195,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, bool, error) {
 }
 
 // Set implements cache.Store: SET with PX (none when ttl <= 0).
-func (s *Store) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+func (s *CacheStore) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
 	if err := cache.CheckKey(key); err != nil {
 		return err
 	}
@@ -210,7 +209,7 @@ func (s *Store) Set(ctx context.Context, key string, value []byte, ttl time.Dura
 }
 
 // Delete implements cache.Store.
-func (s *Store) Delete(ctx context.Context, key string) error {
+func (s *CacheStore) Delete(ctx context.Context, key string) error {
 	if err := cache.CheckKey(key); err != nil {
 		return err
 	}
@@ -220,10 +219,10 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	return s.seen(s.rdb.Del(ctx, s.prefix+key).Err())
 }
 
-func (s *Store) counterKey(name string) string { return s.prefix + "\x1fgen:" + name }
+func (s *CacheStore) counterKey(name string) string { return s.prefix + "\x1fgen:" + name }
 
 // Incr implements cache.Store with INCR.
-func (s *Store) Incr(ctx context.Context, name string) (int64, error) {
+func (s *CacheStore) Incr(ctx context.Context, name string) (int64, error) {
 	if err := cache.CheckKey(name); err != nil {
 		return 0, err
 	}
@@ -235,7 +234,7 @@ func (s *Store) Incr(ctx context.Context, name string) (int64, error) {
 }
 
 // Counters implements cache.Store with MGET.
-func (s *Store) Counters(ctx context.Context, names []string, dst []int64) error {
+func (s *CacheStore) Counters(ctx context.Context, names []string, dst []int64) error {
 	keys := make([]string, len(names))
 	for i, name := range names {
 		if err := cache.CheckKey(name); err != nil {
@@ -255,7 +254,7 @@ func (s *Store) Counters(ctx context.Context, names []string, dst []int64) error
 		if str, ok := v.(string); ok {
 			n, err := strconv.ParseInt(str, 10, 64)
 			if err != nil {
-				return errors.New("rediscache: generation " + strconv.Quote(names[i]) + " is not a number: " + strconv.Quote(str))
+				return errors.New("redisstore: generation " + strconv.Quote(names[i]) + " is not a number: " + strconv.Quote(str))
 			}
 			dst[i] = n
 		}
@@ -266,13 +265,13 @@ func (s *Store) Counters(ctx context.Context, names []string, dst []int64) error
 // release deletes a lock only while it holds the caller's token.
 var release = redis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end return 0`)
 
-// ReleaseTimeout bounds the release of a lock (detached from the caller's
+// CacheLockReleaseTimeout bounds the release of a lock (detached from the caller's
 // context, which may have ended).
-const ReleaseTimeout = time.Second
+const CacheLockReleaseTimeout = time.Second
 
 // TryLock implements cache.Locker: SET NX PX with a random token; the
 // release deletes the key only if it still holds the token.
-func (s *Store) TryLock(ctx context.Context, key string, ttl time.Duration) (func(), bool, error) {
+func (s *CacheStore) TryLock(ctx context.Context, key string, ttl time.Duration) (func(), bool, error) {
 	if err := cache.CheckKey(key); err != nil {
 		return nil, false, err
 	}
@@ -288,7 +287,7 @@ func (s *Store) TryLock(ctx context.Context, key string, ttl time.Duration) (fun
 		return nil, false, s.seen(err)
 	}
 	return func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReleaseTimeout)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CacheLockReleaseTimeout)
 		defer cancel()
 		_ = release.Run(ctx, s.rdb, []string{k}, token).Err()
 	}, true, nil
@@ -296,7 +295,7 @@ func (s *Store) TryLock(ctx context.Context, key string, ttl time.Duration) (fun
 
 // Ping implements cache.Pinger.
 // It always tries Redis, and a success ends the FailFast pause.
-func (s *Store) Ping(ctx context.Context) error {
+func (s *CacheStore) Ping(ctx context.Context) error {
 	if err := s.rdb.Ping(ctx).Err(); err != nil {
 		return s.seen(err)
 	}
@@ -304,8 +303,8 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the client when Open made it.
-func (s *Store) Close() error {
+// Close closes the client when OpenCacheStore made it.
+func (s *CacheStore) Close() error {
 	if s.owned {
 		return s.rdb.Close()
 	}

@@ -1,44 +1,43 @@
-// Package redisstore keeps the rate limiter's token buckets in Redis, so that
+package redisstore
+
+// RateLimitStore keeps the rate limiter's token buckets in Redis, so that
 // the instances of a service behind a load balancer share one limit per key
 // instead of each counting on its own:
 //
 //	rl := middleware.NewRateLimiter(middleware.RateLimiterConfig{
 //		Limit: middleware.Limit{Rate: 10, Burst: 20},
-//		Store: redisstore.New(redisstore.Config{Client: rdb}),
+//		Store: redisstore.NewRateLimitStore(redisstore.RateLimitStoreConfig{Client: rdb}),
 //	})
-//
-// It is a module of its own, so that the core keeps to the standard library
-// and golang.org/x; it depends on github.com/redis/go-redis/v9.
 //
 // The bucket is kept as GCRA's single timestamp per key, updated by one Lua
 // script: one round trip per request, atomic per key across every instance
 // sharing the Redis. docs/middleware.md, "Redis store", is the guide.
-package redisstore
 
 import (
 	"context"
 	"fmt"
 	"time"
 
-	"github.com/plinth-go/plinth/middleware"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/plinth-go/plinth/middleware"
 )
 
-// DefaultPrefix is the prefix of the Store's keys when Config.Prefix is "".
-const DefaultPrefix = "plinth:rl:"
+// DefaultRateLimitPrefix is the prefix of the RateLimitStore's keys when RateLimitStoreConfig.Prefix is "".
+const DefaultRateLimitPrefix = "plinth:rl:"
 
-// DefaultTimeout bounds a Take when Config.Timeout is 0.
-const DefaultTimeout = 100 * time.Millisecond
+// DefaultRateLimitTimeout bounds a Take when RateLimitStoreConfig.Timeout is 0.
+const DefaultRateLimitTimeout = 100 * time.Millisecond
 
-// Config configures New. Only Client is required; every other field's zero
+// RateLimitStoreConfig configures NewRateLimitStore. Only Client is required; every other field's zero
 // value is the default.
-type Config struct {
+type RateLimitStoreConfig struct {
 	// Client is the Redis client: a *redis.Client, *redis.ClusterClient,
-	// *redis.Ring or any other redis.UniversalClient. Required. The Store
+	// *redis.Ring or any other redis.UniversalClient. Required. The RateLimitStore
 	// neither configures nor closes it.
 	Client redis.UniversalClient
 
-	// Prefix starts every key the Store writes; "" means DefaultPrefix,
+	// Prefix starts every key the RateLimitStore writes; "" means DefaultRateLimitPrefix,
 	// "plinth:rl:". A bucket's key is Prefix, the Limit's Name in double
 	// quotes (a Name cannot contain one, so keys of different policies never
 	// collide), a colon and the limiter's key: plinth:rl:"default":192.0.2.1.
@@ -48,7 +47,7 @@ type Config struct {
 	Prefix string
 
 	// Timeout bounds each Take, as a deadline on its context: 0 means
-	// DefaultTimeout (100 ms), a negative value none of the Store's own (the
+	// DefaultRateLimitTimeout (100 ms), a negative value none of the RateLimitStore's own (the
 	// request's context and the client's settings still apply). A Take that
 	// runs out of time returns an error, and the limiter fails open or closed
 	// as configured: a slow Redis must not make every request slow.
@@ -69,40 +68,40 @@ type Config struct {
 	Timeout time.Duration
 }
 
-// Store is a middleware.RateLimitStore in Redis. Make one with New; it is safe for
+// RateLimitStore is a middleware.RateLimitStore in Redis. Make one with NewRateLimitStore; it is safe for
 // concurrent use, and any number of limiters, in any number of processes,
 // may share one Redis: Take is one Lua script, so it is atomic per key, and
 // so is Refund (middleware.Refunder).
-type Store struct {
+type RateLimitStore struct {
 	client  redis.UniversalClient
 	prefix  string
 	timeout time.Duration
 }
 
 var (
-	_ middleware.RateLimitStore = (*Store)(nil)
-	_ middleware.Refunder       = (*Store)(nil)
+	_ middleware.RateLimitStore = (*RateLimitStore)(nil)
+	_ middleware.Refunder       = (*RateLimitStore)(nil)
 )
 
-// New returns a Store using cfg.Client. It panics if cfg.Client is nil.
+// NewRateLimitStore returns a RateLimitStore using cfg.Client. It panics if cfg.Client is nil.
 // It does not contact Redis: the script is loaded by the first Take (EVALSHA,
 // falling back to EVAL when the server does not have it cached, as after a
 // restart).
-func New(cfg Config) *Store {
+func NewRateLimitStore(cfg RateLimitStoreConfig) *RateLimitStore {
 	if cfg.Client == nil {
-		panic("redisstore: Config.Client is required")
+		panic("redisstore: RateLimitStoreConfig.Client is required")
 	}
-	s := &Store{client: cfg.Client, prefix: cfg.Prefix, timeout: cfg.Timeout}
+	s := &RateLimitStore{client: cfg.Client, prefix: cfg.Prefix, timeout: cfg.Timeout}
 	if s.prefix == "" {
-		s.prefix = DefaultPrefix
+		s.prefix = DefaultRateLimitPrefix
 	}
 	if s.timeout == 0 {
-		s.timeout = DefaultTimeout
+		s.timeout = DefaultRateLimitTimeout
 	}
 	return s
 }
 
-// Take implements middleware.RateLimitStore: it takes a token from key's bucket under
+// Take implements middleware.Store: it takes a token from key's bucket under
 // limit at now, with the same results as middleware.MemoryRateLimitStore given the
 // same sequence of calls (TestSameResultsAsMemoryRateLimitStore).
 //
@@ -129,7 +128,7 @@ func New(cfg Config) *Store {
 // interval (plus however far a clock steps back), so every Limit whose refill
 // window is below 104 days gets the same Results as MemoryRateLimitStore; a longer one
 // is rounded, by a few microseconds at most. A now before 1970 is an error.
-func (s *Store) Take(ctx context.Context, key string, now time.Time, limit middleware.Limit) (middleware.Result, error) {
+func (s *RateLimitStore) Take(ctx context.Context, key string, now time.Time, limit middleware.Limit) (middleware.Result, error) {
 	sec, nsec := now.Unix(), now.Nanosecond()
 	if sec < 0 {
 		return middleware.Result{}, fmt.Errorf("redisstore: time %v is before 1970", now)
@@ -162,7 +161,7 @@ func (s *Store) Take(ctx context.Context, key string, now time.Time, limit middl
 // earlier, and the key is deleted when that makes the bucket full. web's
 // sign-in Throttle calls it for successful sign-ins, which it counted before
 // their password was checked.
-func (s *Store) Refund(ctx context.Context, key string, now time.Time, limit middleware.Limit) error {
+func (s *RateLimitStore) Refund(ctx context.Context, key string, now time.Time, limit middleware.Limit) error {
 	sec, nsec := now.Unix(), now.Nanosecond()
 	if sec < 0 {
 		return fmt.Errorf("redisstore: time %v is before 1970", now)
@@ -179,6 +178,6 @@ func (s *Store) Refund(ctx context.Context, key string, now time.Time, limit mid
 }
 
 // key returns the Redis key of the bucket of key under the policy name.
-func (s *Store) key(name, key string) string {
+func (s *RateLimitStore) key(name, key string) string {
 	return s.prefix + `"` + name + `":` + key
 }

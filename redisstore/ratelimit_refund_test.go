@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth/middleware"
-	"github.com/plinth-go/plinth/middleware/redisstore"
+	"github.com/plinth-go/plinth/redisstore"
 )
 
 // TestRefundSameAsMemoryStore runs one sequence of takes and refunds against
 // Redis and a MemoryRateLimitStore and compares every result.
 func TestRefundSameAsMemoryStore(t *testing.T) {
 	rdb, prefix := testClient(t)
-	rs := redisstore.New(redisstore.Config{Client: rdb, Prefix: prefix, Timeout: -1})
+	rs := redisstore.NewRateLimitStore(redisstore.RateLimitStoreConfig{Client: rdb, Prefix: prefix, Timeout: -1})
 	ms := middleware.NewMemoryRateLimitStore(middleware.MemoryRateLimitStoreConfig{})
 	lim := normalized(middleware.Limit{Rate: 1, Per: time.Second, Burst: 3})
 	ctx := context.Background()

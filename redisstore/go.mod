@@ -1,12 +1,12 @@
-module github.com/plinth-go/plinth/web/redisstore
+module github.com/plinth-go/plinth/redisstore
 
 go 1.26.0
 
-replace github.com/plinth-go/plinth => ../..
+replace github.com/plinth-go/plinth => ..
 
 require (
 	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
-	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/go-redis/v9 v9.24.0
 )
 
 require (
@@ -15,5 +15,6 @@ require (
 	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 )

@@ -1,4 +1,4 @@
-package rediscache_test
+package redisstore_test
 
 import (
 	"context"
@@ -17,22 +17,12 @@ import (
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/cache"
 	"github.com/plinth-go/plinth/cache/cachetest"
-	"github.com/plinth-go/plinth/cache/rediscache"
-	"github.com/plinth-go/plinth/plinthtest"
 	"github.com/plinth-go/plinth/racetest"
+	"github.com/plinth-go/plinth/redisstore"
 )
 
-const redisEnv = plinthtest.RedisEnv
-
-// needRedis returns the server's URL or skips t.
-func needRedis(t testing.TB) string {
-	t.Helper()
-	u := plinthtest.RedisURL(t)
-	return u
-}
-
 // testPrefix is a key prefix of the test's own, its keys deleted after it.
-func testPrefix(t testing.TB, rawURL string) string {
+func cachePrefix(t testing.TB, rawURL string) string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	prefix := "plinth-cache-test:" + hex.EncodeToString(b[:]) + ":"
@@ -57,19 +47,19 @@ func openStore(t testing.TB, rawURL, prefix string) cache.Store {
 	if strings.Contains(rawURL, "?") {
 		sep = "&"
 	}
-	s, err := cache.Open(cache.OpenConfig{URL: rawURL + sep + "prefix=" + prefix, Openers: rediscache.Openers()})
+	s, err := cache.Open(cache.OpenConfig{URL: rawURL + sep + "prefix=" + prefix, Openers: redisstore.CacheOpeners()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func TestConformance(t *testing.T) {
+func TestCacheConformance(t *testing.T) {
 	u := needRedis(t)
 	prefixes := map[cache.Store]string{}
 	cachetest.Run(t, cachetest.Config{
 		New: func(t testing.TB) cache.Store {
-			p := testPrefix(t, u)
+			p := cachePrefix(t, u)
 			s := openStore(t, u, p)
 			prefixes[s] = p
 			return s
@@ -91,10 +81,10 @@ func closedPort(t *testing.T) string {
 	return addr
 }
 
-// TestUnreachable: with Redis's port closed, Remember computes and returns,
+// TestCacheUnreachable: with Redis's port closed, Remember computes and returns,
 // fast, and readiness stays 200 with the cache degraded.
-func TestUnreachable(t *testing.T) {
-	store, err := cache.Open(cache.OpenConfig{URL: "redis://" + closedPort(t) + "/0", Openers: rediscache.Openers()})
+func TestCacheUnreachable(t *testing.T) {
+	store, err := cache.Open(cache.OpenConfig{URL: "redis://" + closedPort(t) + "/0", Openers: redisstore.CacheOpeners()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,42 +134,42 @@ func TestUnreachable(t *testing.T) {
 	}
 }
 
-// TestReadinessOK: with Redis up, the cache check is ok.
-func TestReadinessOK(t *testing.T) {
+// TestCacheReadinessOK: with Redis up, the cache check is ok.
+func TestCacheReadinessOK(t *testing.T) {
 	u := needRedis(t)
-	store := openStore(t, u, testPrefix(t, u))
+	store := openStore(t, u, cachePrefix(t, u))
 	if err := cache.Check(store)(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	store.Close()
 }
 
-func TestOpenErrors(t *testing.T) {
+func TestOpenCacheStoreErrors(t *testing.T) {
 	_, err := cache.Open(cache.OpenConfig{URL: "redis://127.0.0.1:6379/0"})
-	if err == nil || !strings.Contains(err.Error(), "rediscache.Openers()") {
+	if err == nil || !strings.Contains(err.Error(), "redisstore.CacheOpeners()") {
 		t.Fatalf("redis:// without its opener: %v", err)
 	}
-	_, err = cache.Open(cache.OpenConfig{URL: "redis://:secret@127.0.0.1:6379/notadb", Openers: rediscache.Openers()})
+	_, err = cache.Open(cache.OpenConfig{URL: "redis://:secret@127.0.0.1:6379/notadb", Openers: redisstore.CacheOpeners()})
 	if err == nil || strings.Contains(err.Error(), "secret") {
 		t.Fatalf("a bad redis URL: %v (want an error without the password)", err)
 	}
 }
 
-// TestHitAllocs: a Remember hit on Redis allocates at most one more than
+// TestCacheHitAllocs: a Remember hit on Redis allocates at most one more than
 // go-redis's own GET (the string copied out of the reply).
-func TestHitAllocs(t *testing.T) {
+func TestCacheHitAllocs(t *testing.T) {
 	if racetest.Enabled {
 		t.Skip("allocation counts are not exact under the race detector")
 	}
 	u := needRedis(t)
-	prefix := testPrefix(t, u)
+	prefix := cachePrefix(t, u)
 	opt, err := redis.ParseURL(u)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
-	store := rediscache.New(rediscache.Config{Client: rdb, Prefix: prefix})
+	store := redisstore.NewCacheStore(redisstore.CacheStoreConfig{Client: rdb, Prefix: prefix})
 	o := cache.New[string](store, cache.Config[string]{})
 	ctx := context.Background()
 	if err := o.Set(ctx, "k", "value", time.Minute); err != nil {

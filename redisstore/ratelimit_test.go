@@ -18,12 +18,9 @@ import (
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/middleware"
-	"github.com/plinth-go/plinth/middleware/redisstore"
 	"github.com/plinth-go/plinth/plinthtest"
+	"github.com/plinth-go/plinth/redisstore"
 )
-
-// redisEnv names the variable holding the URL of the Redis the tests use.
-const redisEnv = plinthtest.RedisEnv
 
 var prefixSeq atomic.Int64
 
@@ -77,13 +74,13 @@ func normalized(lim middleware.Limit) middleware.Limit {
 	return middleware.NewRateLimiter(middleware.RateLimiterConfig{Limit: lim}).Limit()
 }
 
-func TestNewPanicsWithoutClient(t *testing.T) {
+func TestNewRateLimitStorePanicsWithoutClient(t *testing.T) {
 	defer func() {
-		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "Config.Client") {
-			t.Errorf("panic %v, want one naming Config.Client", r)
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "RateLimitStoreConfig.Client") {
+			t.Errorf("panic %v, want one naming RateLimitStoreConfig.Client", r)
 		}
 	}()
-	redisstore.New(redisstore.Config{})
+	redisstore.NewRateLimitStore(redisstore.RateLimitStoreConfig{})
 }
 
 // TestSameResultsAsMemoryRateLimitStore runs the same sequences of Takes against a
@@ -94,7 +91,7 @@ func TestNewPanicsWithoutClient(t *testing.T) {
 // test's fake clock still counts it.
 func TestSameResultsAsMemoryRateLimitStore(t *testing.T) {
 	rdb, prefix := testClient(t)
-	rs := redisstore.New(redisstore.Config{Client: rdb, Prefix: prefix})
+	rs := redisstore.NewRateLimitStore(redisstore.RateLimitStoreConfig{Client: rdb, Prefix: prefix})
 	ms := middleware.NewMemoryRateLimitStore(middleware.MemoryRateLimitStoreConfig{})
 	ctx := context.Background()
 
@@ -178,7 +175,7 @@ func TestSameResultsAsMemoryRateLimitStore(t *testing.T) {
 // it) and its expiry (then too, on Redis's clock).
 func TestStoredTimeAndExpiry(t *testing.T) {
 	rdb, prefix := testClient(t)
-	rs := redisstore.New(redisstore.Config{Client: rdb, Prefix: prefix})
+	rs := redisstore.NewRateLimitStore(redisstore.RateLimitStoreConfig{Client: rdb, Prefix: prefix})
 	ctx := context.Background()
 	lim := normalized(middleware.Limit{Name: "p", Rate: 1, Per: 10 * time.Second, Burst: 3})
 	now := time.Unix(1_800_000_000, 999_999_998)
@@ -220,7 +217,7 @@ func TestStoredTimeAndExpiry(t *testing.T) {
 // the durations are within a few microseconds.
 func TestLongWindowResolution(t *testing.T) {
 	rdb, prefix := testClient(t)
-	rs := redisstore.New(redisstore.Config{Client: rdb, Prefix: prefix})
+	rs := redisstore.NewRateLimitStore(redisstore.RateLimitStoreConfig{Client: rdb, Prefix: prefix})
 	ms := middleware.NewMemoryRateLimitStore(middleware.MemoryRateLimitStoreConfig{})
 	ctx := context.Background()
 	lim := normalized(middleware.Limit{Rate: 1, Per: 365 * 24 * time.Hour, Burst: 3}) // 3 years
@@ -241,18 +238,18 @@ func TestLongWindowResolution(t *testing.T) {
 	}
 }
 
-// TestKeysNamespaced checks that the prefix and the policy's name keep
+// TestRateLimitKeysNamespaced checks that the prefix and the policy's name keep
 // buckets apart.
-func TestKeysNamespaced(t *testing.T) {
+func TestRateLimitKeysNamespaced(t *testing.T) {
 	rdb, prefix := testClient(t)
 	ctx := context.Background()
-	a := redisstore.New(redisstore.Config{Client: rdb, Prefix: prefix + "a:"})
-	b := redisstore.New(redisstore.Config{Client: rdb, Prefix: prefix + "b:"})
+	a := redisstore.NewRateLimitStore(redisstore.RateLimitStoreConfig{Client: rdb, Prefix: prefix + "a:"})
+	b := redisstore.NewRateLimitStore(redisstore.RateLimitStoreConfig{Client: rdb, Prefix: prefix + "b:"})
 	now := time.Unix(1_800_000_000, 0)
 	one := normalized(middleware.Limit{Rate: 1, Per: time.Hour})
 	two := normalized(middleware.Limit{Name: "two", Rate: 1, Per: time.Hour})
 	for _, c := range []struct {
-		s   *redisstore.Store
+		s   *redisstore.RateLimitStore
 		lim middleware.Limit
 	}{{a, one}, {b, one}, {a, two}, {b, two}} {
 		if r, err := c.s.Take(ctx, "k", now, c.lim); err != nil || !r.Allowed {
@@ -268,16 +265,16 @@ func TestKeysNamespaced(t *testing.T) {
 	}
 }
 
-// TestDefaultPrefix checks the default prefix, on a key unique to the run.
-func TestDefaultPrefix(t *testing.T) {
+// TestRateLimitDefaultPrefix checks the default prefix, on a key unique to the run.
+func TestRateLimitDefaultPrefix(t *testing.T) {
 	rdb, prefix := testClient(t)
 	ctx := context.Background()
-	s := redisstore.New(redisstore.Config{Client: rdb})
+	s := redisstore.NewRateLimitStore(redisstore.RateLimitStoreConfig{Client: rdb})
 	k := prefix + "k"
 	if _, err := s.Take(ctx, k, time.Unix(1_800_000_000, 0), normalized(middleware.Limit{Rate: 1})); err != nil {
 		t.Fatal(err)
 	}
-	key := redisstore.DefaultPrefix + `"default":` + k
+	key := redisstore.DefaultRateLimitPrefix + `"default":` + k
 	defer rdb.Del(ctx, key)
 	if n, _ := rdb.Exists(ctx, key).Result(); n != 1 {
 		t.Errorf("no key %s", key)
@@ -298,7 +295,7 @@ func TestTwoAppsShareOneBucket(t *testing.T) {
 	for i, c := range []*redis.Client{rdb, rdb2} {
 		limiters[i] = middleware.NewRateLimiter(middleware.RateLimiterConfig{
 			Limit:  middleware.Limit{Rate: 1, Per: time.Hour, Burst: burst},
-			Store:  redisstore.New(redisstore.Config{Client: c, Prefix: prefix, Timeout: 5 * time.Second}),
+			Store:  redisstore.NewRateLimitStore(redisstore.RateLimitStoreConfig{Client: c, Prefix: prefix, Timeout: 5 * time.Second}),
 			Logger: discardLogger(),
 		})
 		apps[i] = newApp(limiters[i])
@@ -340,7 +337,7 @@ func TestTwoAppsShareOneBucket(t *testing.T) {
 //	PLINTH_TEST_REDIS=redis://127.0.0.1:6379/0 go test -run '^$' -bench Take -benchtime 200ms
 func BenchmarkTake(b *testing.B) {
 	rdb, prefix := testClient(b)
-	s := redisstore.New(redisstore.Config{Client: rdb, Prefix: prefix})
+	s := redisstore.NewRateLimitStore(redisstore.RateLimitStoreConfig{Client: rdb, Prefix: prefix})
 	lim := normalized(middleware.Limit{Rate: 1_000_000, Per: time.Second})
 	ctx := context.Background()
 	// The floor: one round trip of the same client, a PING.

@@ -11,23 +11,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/plinth-go/plinth/plinthtest"
+	"github.com/plinth-go/plinth/redisstore"
 	"github.com/plinth-go/plinth/web"
-	"github.com/plinth-go/plinth/web/redisstore"
 	"github.com/plinth-go/plinth/web/storetest"
 )
-
-// redisEnv names the variable that enables the tests against Redis: the URL
-// of a server where the tests may write keys under plinth:test: prefixes
-// (they delete them afterwards).
-const redisEnv = plinthtest.RedisEnv
-
-// needRedis returns the server's URL or skips t.
-func needRedis(t testing.TB) string {
-	t.Helper()
-	u := plinthtest.RedisURL(t)
-	return u
-}
 
 // newClient returns a client of the test server, closed after t.
 func newClient(t testing.TB) *redis.Client {
@@ -44,7 +31,7 @@ func newClient(t testing.TB) *redis.Client {
 
 // testPrefix returns a key prefix of its own, whose keys are deleted after
 // t, so that parallel test runs on one Redis do not meet.
-func testPrefix(t testing.TB, c *redis.Client) string {
+func sessionPrefix(t testing.TB, c *redis.Client) string {
 	t.Helper()
 	prefix := "plinth:test:session:" + storetest.NewID()[:12] + ":"
 	t.Cleanup(func() {
@@ -68,15 +55,15 @@ func testPrefix(t testing.TB, c *redis.Client) string {
 	return prefix
 }
 
-// newStore returns a Store with a prefix of its own on the test server.
-func newStore(t testing.TB) (*redisstore.Store, *redis.Client, string) {
+// newStore returns a SessionStore with a prefix of its own on the test server.
+func newStore(t testing.TB) (*redisstore.SessionStore, *redis.Client, string) {
 	t.Helper()
 	c := newClient(t)
-	prefix := testPrefix(t, c)
-	return redisstore.New(redisstore.Config{Client: c, Prefix: prefix}), c, prefix
+	prefix := sessionPrefix(t, c)
+	return redisstore.NewSessionStore(redisstore.SessionStoreConfig{Client: c, Prefix: prefix}), c, prefix
 }
 
-func TestConformance(t *testing.T) {
+func TestSessionConformance(t *testing.T) {
 	needRedis(t)
 	storetest.Run(t, func(t *testing.T) web.Store {
 		s, _, _ := newStore(t)
@@ -84,13 +71,13 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// TestOpenConformance runs the suite on stores made by Open, with the
-// client options Open sets, under DefaultPrefix; the IDs are random, and the
+// TestOpenSessionStoreConformance runs the suite on stores made by OpenSessionStore, with the
+// client options OpenSessionStore sets, under DefaultSessionPrefix; the IDs are random, and the
 // keys the suite saved are deleted after it.
-func TestOpenConformance(t *testing.T) {
+func TestOpenSessionStoreConformance(t *testing.T) {
 	u := needRedis(t)
 	storetest.Run(t, func(t *testing.T) web.Store {
-		s, err := redisstore.Open(t.Context(), u)
+		s, err := redisstore.OpenSessionStore(t.Context(), u)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +88,7 @@ func TestOpenConformance(t *testing.T) {
 					t.Error(err)
 				}
 			}
-			if err := s.(*redisstore.Store).Close(); err != nil {
+			if err := s.(*redisstore.SessionStore).Close(); err != nil {
 				t.Error(err)
 			}
 		})
@@ -123,9 +110,9 @@ func (s *tracked) Create(ctx context.Context, id string, data []byte, expiry tim
 	return s.Store.Create(ctx, id, data, expiry)
 }
 
-// TestKeyAndTTL checks where Create and Update write and that the
+// TestSessionKeyAndTTL checks where Create and Update write and that the
 // session's expiry is the key's TTL.
-func TestKeyAndTTL(t *testing.T) {
+func TestSessionKeyAndTTL(t *testing.T) {
 	s, c, prefix := newStore(t)
 	ctx := t.Context()
 	id := storetest.NewID()
@@ -173,30 +160,30 @@ func TestKeyAndTTL(t *testing.T) {
 	}
 }
 
-func TestDefaultPrefix(t *testing.T) {
+func TestSessionDefaultPrefix(t *testing.T) {
 	c := newClient(t)
-	s := redisstore.New(redisstore.Config{Client: c})
+	s := redisstore.NewSessionStore(redisstore.SessionStoreConfig{Client: c})
 	ctx := t.Context()
 	id := storetest.NewID()
 	if err := s.Create(ctx, id, []byte("x"), time.Now().Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Del(context.Background(), redisstore.DefaultPrefix+id)
+	defer c.Del(context.Background(), redisstore.DefaultSessionPrefix+id)
 	if n, err := c.Exists(ctx, "plinth:session:"+id).Result(); err != nil || n != 1 {
 		t.Errorf("EXISTS plinth:session:%s = %d, %v; want 1", id, n, err)
 	}
 }
 
-// TestUnreachable checks a store whose Redis does not answer (a closed
-// port): Open succeeds (a Redis briefly down at startup must not stop the
+// TestSessionUnreachable checks a store whose Redis does not answer (a closed
+// port): OpenSessionStore succeeds (a Redis briefly down at startup must not stop the
 // application), Ping fails with an error naming the address, and Load and
 // the writes fail instead of answering "no session".
-func TestUnreachable(t *testing.T) {
-	s, err := redisstore.Open(t.Context(), "redis://127.0.0.1:1/0?max_retries=-1")
+func TestSessionUnreachable(t *testing.T) {
+	s, err := redisstore.OpenSessionStore(t.Context(), "redis://127.0.0.1:1/0?max_retries=-1")
 	if err != nil {
-		t.Fatalf("Open: %v", err)
+		t.Fatalf("OpenSessionStore: %v", err)
 	}
-	defer s.(*redisstore.Store).Close()
+	defer s.(*redisstore.SessionStore).Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 
@@ -225,7 +212,7 @@ func TestUnreachable(t *testing.T) {
 	}
 }
 
-func TestOpenBadURL(t *testing.T) {
+func TestOpenSessionStoreBadURL(t *testing.T) {
 	for _, u := range []string{
 		"",
 		"http://127.0.0.1:6379",
@@ -234,27 +221,27 @@ func TestOpenBadURL(t *testing.T) {
 		"redis://127.0.0.1:6379/0?nosuchoption=1",
 		"redis://127.0.0.1:6379/0?dial_timeout=soon",
 	} {
-		s, err := redisstore.Open(context.Background(), u)
+		s, err := redisstore.OpenSessionStore(context.Background(), u)
 		if err == nil {
-			s.(*redisstore.Store).Close()
-			t.Errorf("Open(%q): nil error", u)
+			s.(*redisstore.SessionStore).Close()
+			t.Errorf("OpenSessionStore(%q): nil error", u)
 			continue
 		}
 		if !strings.HasPrefix(err.Error(), "redisstore: ") {
-			t.Errorf("Open(%q): error %q, want it to start with \"redisstore: \"", u, err)
+			t.Errorf("OpenSessionStore(%q): error %q, want it to start with \"redisstore: \"", u, err)
 		}
 	}
 }
 
-// TestClose checks that Close closes the client Open made, once, and leaves
-// alone a client given to New.
-func TestClose(t *testing.T) {
+// TestSessionStoreClose checks that Close closes the client OpenSessionStore made, once, and leaves
+// alone a client given to NewSessionStore.
+func TestSessionStoreClose(t *testing.T) {
 	u := needRedis(t)
-	s, err := redisstore.Open(t.Context(), u)
+	s, err := redisstore.OpenSessionStore(t.Context(), u)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := s.(*redisstore.Store)
+	st := s.(*redisstore.SessionStore)
 	if err := st.Ping(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -269,32 +256,32 @@ func TestClose(t *testing.T) {
 	}
 
 	c := newClient(t)
-	if err := redisstore.New(redisstore.Config{Client: c}).Close(); err != nil {
-		t.Fatalf("Close of a Store made by New: %v", err)
+	if err := redisstore.NewSessionStore(redisstore.SessionStoreConfig{Client: c}).Close(); err != nil {
+		t.Fatalf("Close of a SessionStore made by NewSessionStore: %v", err)
 	}
 	if err := c.Ping(t.Context()).Err(); err != nil {
-		t.Errorf("the client given to New after the Store's Close: %v, want it open", err)
+		t.Errorf("the client given to NewSessionStore after the SessionStore's Close: %v, want it open", err)
 	}
 }
 
-func TestNewNilClient(t *testing.T) {
+func TestNewSessionStoreNilClient(t *testing.T) {
 	defer func() {
-		if r := recover(); r == nil || !strings.Contains(r.(string), "Config.Client") {
-			t.Errorf("New without a client: recovered %v, want a panic naming Config.Client", r)
+		if r := recover(); r == nil || !strings.Contains(r.(string), "SessionStoreConfig.Client") {
+			t.Errorf("NewSessionStore without a client: recovered %v, want a panic naming SessionStoreConfig.Client", r)
 		}
 	}()
-	redisstore.New(redisstore.Config{})
+	redisstore.NewSessionStore(redisstore.SessionStoreConfig{})
 }
 
-// TestString checks the description the sessions log at start: the engine
+// TestSessionStoreString checks the description the sessions log at start: the engine
 // and where the client connects, never the password (no server needed:
-// Open does not connect).
-func TestString(t *testing.T) {
-	s, err := redisstore.Open(t.Context(), "redis://app:s3cret-pw@127.0.0.1:6379/3")
+// OpenSessionStore does not connect).
+func TestSessionStoreString(t *testing.T) {
+	s, err := redisstore.OpenSessionStore(t.Context(), "redis://app:s3cret-pw@127.0.0.1:6379/3")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.(*redisstore.Store).Close()
+	defer s.(*redisstore.SessionStore).Close()
 	got := fmt.Sprint(s)
 	if want := "redis addr=127.0.0.1:6379 db=3 prefix=plinth:session:"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Open's errors never show the URL's password (url.Parse's errors quote
+// OpenSessionStore's errors never show the URL's password (url.Parse's errors quote
 // the whole URL).
 func TestOpenErrorHidesPassword(t *testing.T) {
 	for _, u := range []string{
@@ -14,7 +14,7 @@ func TestOpenErrorHidesPassword(t *testing.T) {
 		"redis://user:s3cret@127.0.0.1:6379/notadb",
 		"rediss://s3cret@[::1/0",
 	} {
-		_, err := Open(context.Background(), u)
+		_, err := OpenSessionStore(context.Background(), u)
 		if err == nil {
 			t.Errorf("%s: opened", u)
 			continue

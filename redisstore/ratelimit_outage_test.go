@@ -3,11 +3,8 @@ package redisstore_test
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -15,73 +12,16 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/plinth-go/plinth/middleware"
-	"github.com/plinth-go/plinth/middleware/redisstore"
-	"github.com/plinth-go/plinth/plinthtest"
+	"github.com/plinth-go/plinth/redisstore"
 )
 
-// redisServer is a private redis-server process on a port of its own.
-type redisServer struct {
-	t    *testing.T
-	port int
-	cmd  *exec.Cmd
-}
-
-// startRedis starts redis-server without persistence on a free port (port 0)
-// or on the given one, and waits until it answers PING. It skips the test
-// unless PLINTH_TEST_REDIS is set (as every test needing Redis does), or
-// when redis-server is not on PATH.
-func startRedis(t *testing.T, port int) *redisServer {
-	t.Helper()
-	plinthtest.RedisURL(t) // the tests that need Redis run; this one starts a redis-server of its own
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		plinthtest.Missing(t, "redis", "redis-server is not on PATH: this test starts and stops a Redis of its own")
-	}
-	if port == 0 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port = l.Addr().(*net.TCPAddr).Port
-		l.Close()
-	}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &redisServer{t: t, port: port, cmd: cmd}
-	t.Cleanup(s.stop)
-	c := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1})
-	defer c.Close()
-	for i := 0; ; i++ {
-		if err := c.Ping(context.Background()).Err(); err == nil {
-			return s
-		} else if i == 500 {
-			t.Fatalf("redis-server on port %d does not answer: %v", port, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func (s *redisServer) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
-
-// stop kills the server and waits for it; it may be called twice.
-func (s *redisServer) stop() {
-	if s.cmd.ProcessState != nil {
-		return
-	}
-	s.cmd.Process.Kill()
-	s.cmd.Wait()
-}
-
-// TestRedisOutage stops Redis under two limiters sharing it: the default one
+// TestRateLimitOutage stops Redis under two limiters sharing it: the default one
 // lets requests through and counts the errors, the FailClosed one answers
 // 503; once Redis is back on the same port (empty, and without the script
 // cached: EVALSHA fails and Take falls back to EVAL), both limit again. It
 // runs with go-redis's default options (each failing Take then runs out its
 // Timeout) and with the ones the documentation recommends.
-func TestRedisOutage(t *testing.T) {
+func TestRateLimitOutage(t *testing.T) {
 	for name, opt := range map[string]redis.Options{
 		"go-redis defaults": {},
 		"recommended":       {MaxRetries: -1, DialerRetries: 1, ContextTimeoutEnabled: true},
@@ -95,7 +35,7 @@ func testRedisOutage(t *testing.T, opt *redis.Options) {
 	opt.Addr = srv.addr()
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
-	store := redisstore.New(redisstore.Config{Client: rdb})
+	store := redisstore.NewRateLimitStore(redisstore.RateLimitStoreConfig{Client: rdb})
 	lim := middleware.Limit{Rate: 1, Per: time.Hour, Burst: 2}
 	open := middleware.NewRateLimiter(middleware.RateLimiterConfig{Limit: lim, Store: store, Logger: discardLogger()})
 	closed := middleware.NewRateLimiter(middleware.RateLimiterConfig{
@@ -146,17 +86,17 @@ func testRedisOutage(t *testing.T, opt *redis.Options) {
 	}
 }
 
-// TestTimeout stops (SIGSTOP) a Redis so that it accepts no more replies:
+// TestRateLimitTimeout stops (SIGSTOP) a Redis so that it accepts no more replies:
 // with ContextTimeoutEnabled on the client, Take gives up after Timeout, not
 // after the client's ReadTimeout (a minute here). The bound checked is loose,
 // 10 s for a 50 ms timeout: it tells the two apart without timing anything.
-func TestTimeout(t *testing.T) {
+func TestRateLimitTimeout(t *testing.T) {
 	srv := startRedis(t, 0)
 	rdb := redis.NewClient(&redis.Options{
 		Addr: srv.addr(), ReadTimeout: time.Minute, WriteTimeout: time.Minute, ContextTimeoutEnabled: true,
 	})
 	defer rdb.Close()
-	store := redisstore.New(redisstore.Config{Client: rdb, Timeout: 50 * time.Millisecond})
+	store := redisstore.NewRateLimitStore(redisstore.RateLimitStoreConfig{Client: rdb, Timeout: 50 * time.Millisecond})
 	lim := middleware.NewRateLimiter(middleware.RateLimiterConfig{Limit: middleware.Limit{Rate: 1}}).Limit()
 	ctx := context.Background()
 	if _, err := store.Take(ctx, "k", time.Now(), lim); err != nil {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
-	"github.com/plinth-go/plinth/middleware/redisstore"
+	"github.com/plinth-go/plinth/redisstore"
 	"github.com/plinth-go/plinth/web"
 )
 
@@ -22,7 +22,7 @@ import (
 // Retry-After; a successful sign-in then gives its token back.
 func TestSignInThrottleParallel(t *testing.T) {
 	rdb, prefix := testClient(t)
-	store := redisstore.New(redisstore.Config{Client: rdb, Prefix: prefix, Timeout: 5 * time.Second})
+	store := redisstore.NewRateLimitStore(redisstore.RateLimitStoreConfig{Client: rdb, Prefix: prefix, Timeout: 5 * time.Second})
 	const attempts, limit = 50, 5
 	demo, err := web.PasswordParams{Memory: 64, Time: 1}.Hash("demo-password")
 	if err != nil {

@@ -12,5 +12,5 @@ import (
 // leaves these here because go-redis is in this module's go.sum, not the
 // core's.
 func TestDocSnippets(t *testing.T) {
-	doccheck.CheckModule(t, "../..", "github.com/plinth-go/plinth/web/redisstore", "docs/web.md (Session stores)")
+	doccheck.CheckModule(t, "..", "github.com/plinth-go/plinth/redisstore", "docs/web.md, docs/middleware.md and docs/cache.md")
 }
