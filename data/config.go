@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/plinth-go/plinth"
-	"github.com/plinth-go/plinth/internal/envconf"
+	"github.com/plinth-go/plinth/data/internal/envconf"
 )
 
 // Config is the database configuration Open resolves. Its zero value means

@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/plinth-go/plinth"
-	"github.com/plinth-go/plinth/internal/redact"
+	"github.com/plinth-go/plinth/data/internal/redact"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 

@@ -33,7 +33,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/plinth-go/plinth/internal/redact"
+	"github.com/plinth-go/plinth/redisstore/internal/redact"
 	"github.com/plinth-go/plinth/web"
 )
 

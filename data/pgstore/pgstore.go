@@ -50,7 +50,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/plinth-go/plinth/internal/redact"
+	"github.com/plinth-go/plinth/data/internal/redact"
 	"github.com/plinth-go/plinth/web"
 )
 

@@ -1,9 +1,10 @@
 // Package doccheck compiles the Go snippets of the repository's Markdown
 // documentation against the working tree, so that a page cannot show code
-// that does not build. Its tests run it: TestDocSnippets here for the core
-// module (part of `go test ./...`), and TestDocSnippets in
-// middleware/compress for the snippets that import that module, whose
-// third-party dependencies the core's go.sum does not have.
+// that does not build. Its test runs it: TestDocSnippets (part of `go test
+// ./...`) compiles the snippets that need only the core with the core's
+// go.sum, and those that import another module of the repository (data,
+// redisstore, observe, ...) with examples' go.sum, which holds their
+// third-party dependencies. No other module imports this package.
 //
 // # The convention
 //

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/plinth-go/plinth"
-	"github.com/plinth-go/plinth/internal/httpsyntax"
+	"github.com/plinth-go/plinth/middleware/compress/internal/httpsyntax"
 )
 
 // Defaults. The levels favour speed: a response is compressed on every

@@ -1,6 +1,6 @@
 package compress
 
-import "github.com/plinth-go/plinth/internal/httpsyntax"
+import "github.com/plinth-go/plinth/middleware/compress/internal/httpsyntax"
 
 // Content codings this package produces, by their HTTP names.
 const (

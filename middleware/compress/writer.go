@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/plinth-go/plinth/internal/httpsyntax"
+	"github.com/plinth-go/plinth/middleware/compress/internal/httpsyntax"
 )
 
 // The states of a writer.

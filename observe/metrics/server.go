@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/plinth-go/plinth/internal/envconf"
+	"github.com/plinth-go/plinth/observe/internal/envconf"
 )
 
 // EnvAddr is the environment variable that overrides Config.Addr.
