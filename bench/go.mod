@@ -2,18 +2,6 @@ module github.com/plinth-go/plinth/bench
 
 go 1.26.0
 
-replace (
-	github.com/plinth-go/plinth => ../
-	github.com/plinth-go/plinth/cache/ottercache => ../cache/ottercache
-	github.com/plinth-go/plinth/data => ../data
-	github.com/plinth-go/plinth/jobs/riverjobs => ../jobs/riverjobs
-	github.com/plinth-go/plinth/mail/smtpmail => ../mail/smtpmail
-	github.com/plinth-go/plinth/middleware/compress => ../middleware/compress
-	github.com/plinth-go/plinth/observe => ../observe
-	github.com/plinth-go/plinth/redisstore => ../redisstore
-	github.com/plinth-go/plinth/ws => ../ws
-)
-
 require (
 	github.com/alexedwards/scs/goredisstore v0.0.0-20250212122300-421ef1d8611c
 	github.com/alexedwards/scs/v2 v2.9.0
@@ -28,8 +16,8 @@ require (
 	github.com/justinas/nosurf v1.2.0
 	github.com/labstack/echo-contrib v0.17.4
 	github.com/labstack/echo/v4 v4.16.0
-	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
-	github.com/plinth-go/plinth/observe v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth v0.1.0
+	github.com/plinth-go/plinth/observe v0.1.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.24.0
 	github.com/samber/do/v2 v2.0.0
@@ -126,7 +114,7 @@ require (
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.4 // indirect
-	github.com/plinth-go/plinth/middleware/compress v0.0.0
+	github.com/plinth-go/plinth/middleware/compress v0.1.0
 	github.com/quic-go/qpack v0.6.0 // indirect
 	github.com/quic-go/quic-go v0.59.0 // indirect
 	github.com/twitchyliquid64/golang-asm v0.15.1 // indirect
@@ -144,15 +132,15 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-require github.com/plinth-go/plinth/cache/ottercache v0.0.0-00010101000000-000000000000
+require github.com/plinth-go/plinth/cache/ottercache v0.1.0
 
-require github.com/plinth-go/plinth/data v0.0.0-00010101000000-000000000000
+require github.com/plinth-go/plinth/data v0.1.0
 
-require github.com/plinth-go/plinth/jobs/riverjobs v0.0.0-00010101000000-000000000000
+require github.com/plinth-go/plinth/jobs/riverjobs v0.1.0
 
-require github.com/plinth-go/plinth/mail/smtpmail v0.0.0-00010101000000-000000000000
+require github.com/plinth-go/plinth/mail/smtpmail v0.1.0
 
-require github.com/plinth-go/plinth/ws v0.0.0-00010101000000-000000000000
+require github.com/plinth-go/plinth/ws v0.1.0
 
 require (
 	github.com/coder/websocket v1.8.15
@@ -170,4 +158,4 @@ require (
 	github.com/wneessen/go-mail v0.8.1
 )
 
-require github.com/plinth-go/plinth/redisstore v0.0.0-00010101000000-000000000000
+require github.com/plinth-go/plinth/redisstore v0.1.0

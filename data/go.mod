@@ -2,8 +2,6 @@ module github.com/plinth-go/plinth/data
 
 go 1.26.0
 
-replace github.com/plinth-go/plinth => ..
-
 require (
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
@@ -26,6 +24,6 @@ require (
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth v0.1.0
 	modernc.org/sqlite v1.62.0
 )

@@ -2,30 +2,19 @@ module github.com/plinth-go/plinth/examples
 
 go 1.26.0
 
-require github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
+require github.com/plinth-go/plinth v0.1.0
 
-replace (
-	github.com/plinth-go/plinth => ../
-	github.com/plinth-go/plinth/data => ../data
-	github.com/plinth-go/plinth/jobs/riverjobs => ../jobs/riverjobs
-	github.com/plinth-go/plinth/mail/smtpmail => ../mail/smtpmail
-	github.com/plinth-go/plinth/middleware/compress => ../middleware/compress
-	github.com/plinth-go/plinth/observe => ../observe
-	github.com/plinth-go/plinth/redisstore => ../redisstore
-	github.com/plinth-go/plinth/ws => ../ws
-)
+require github.com/plinth-go/plinth/data v0.1.0
 
-require github.com/plinth-go/plinth/data v0.0.0-00010101000000-000000000000
+require github.com/plinth-go/plinth/jobs/riverjobs v0.1.0
 
-require github.com/plinth-go/plinth/jobs/riverjobs v0.0.0-00010101000000-000000000000
+require github.com/plinth-go/plinth/mail/smtpmail v0.1.0
 
-require github.com/plinth-go/plinth/mail/smtpmail v0.0.0-00010101000000-000000000000
-
-require github.com/plinth-go/plinth/middleware/compress v0.0.0-00010101000000-000000000000
+require github.com/plinth-go/plinth/middleware/compress v0.1.0
 
 require (
-	github.com/plinth-go/plinth/observe v0.0.0-00010101000000-000000000000
-	github.com/plinth-go/plinth/ws v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth/observe v0.1.0
+	github.com/plinth-go/plinth/ws v0.1.0
 	github.com/prometheus/client_golang v1.25.0
 	go.opentelemetry.io/proto/otlp v1.11.1
 	google.golang.org/protobuf v1.36.12
@@ -92,4 +81,4 @@ require (
 	modernc.org/sqlite v1.62.0 // indirect
 )
 
-require github.com/plinth-go/plinth/redisstore v0.0.0-00010101000000-000000000000
+require github.com/plinth-go/plinth/redisstore v0.1.0

@@ -2,11 +2,9 @@ module github.com/plinth-go/plinth/observe
 
 go 1.26.0
 
-replace github.com/plinth-go/plinth => ..
-
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth v0.1.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	go.opentelemetry.io/otel v1.47.0

@@ -2,10 +2,8 @@ module github.com/plinth-go/plinth/redisstore
 
 go 1.26.0
 
-replace github.com/plinth-go/plinth => ..
-
 require (
-	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth v0.1.0
 	github.com/redis/go-redis/v9 v9.24.0
 )
 

@@ -2,9 +2,7 @@ module github.com/plinth-go/plinth/ws
 
 go 1.26.0
 
-replace github.com/plinth-go/plinth => ..
-
-require github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
+require github.com/plinth-go/plinth v0.1.0
 
 require (
 	github.com/andybalholm/brotli v1.3.0 // indirect
@@ -14,7 +12,5 @@ require (
 
 require (
 	github.com/coder/websocket v1.8.15
-	github.com/plinth-go/plinth/middleware/compress v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth/middleware/compress v0.1.0
 )
-
-replace github.com/plinth-go/plinth/middleware/compress => ../middleware/compress

@@ -2,11 +2,9 @@ module github.com/plinth-go/plinth/cache/ottercache
 
 go 1.26.0
 
-replace github.com/plinth-go/plinth => ../..
-
 require (
 	github.com/maypok86/otter/v2 v2.4.0
-	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth v0.1.0
 )
 
 require (

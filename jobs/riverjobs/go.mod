@@ -2,15 +2,10 @@ module github.com/plinth-go/plinth/jobs/riverjobs
 
 go 1.26.0
 
-replace (
-	github.com/plinth-go/plinth => ../..
-	github.com/plinth-go/plinth/data => ../../data
-)
-
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
-	github.com/plinth-go/plinth/data v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth v0.1.0
+	github.com/plinth-go/plinth/data v0.1.0
 	github.com/riverqueue/river v0.51.2
 	github.com/riverqueue/river/riverdriver/riverdatabasesql v0.51.2
 	github.com/riverqueue/river/riverdriver/riverpgxv5 v0.51.2

@@ -2,10 +2,8 @@ module github.com/plinth-go/plinth/mail/smtpmail
 
 go 1.26.0
 
-replace github.com/plinth-go/plinth => ../..
-
 require (
-	github.com/plinth-go/plinth v0.0.0-00010101000000-000000000000
+	github.com/plinth-go/plinth v0.1.0
 	github.com/wneessen/go-mail v0.8.1
 )
 
