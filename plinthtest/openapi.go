@@ -107,7 +107,7 @@ func parseDocument(data []byte) (*document, error) {
 			}
 			responses, _ := op["responses"].(map[string]any)
 			o := &operation{method: strings.ToUpper(method), template: tmpl, responses: responses}
-			for _, seg := range strings.Split(strings.Trim(tmpl, "/"), "/") {
+			for _, seg := range pathSegments(tmpl) {
 				if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
 					o.segments = append(o.segments, "")
 				} else {
@@ -154,7 +154,7 @@ func (d *document) markRest(routes []plinth.RouteInfo) {
 // literal segments. A parameter matches one segment, %2F included; the
 // last one of a route with a {name...} wildcard, the rest of the path.
 func (d *document) find(method, path string) *operation {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
+	segs := pathSegments(path)
 	var best *operation
 	for _, o := range d.ops {
 		if o.method != method || len(o.segments) != len(segs) && !(o.rest && len(segs) > len(o.segments)) {
@@ -178,6 +178,17 @@ func (d *document) find(method, path string) *operation {
 		}
 	}
 	return best
+}
+
+// pathSegments splits a path or template into its segments: none for
+// "/", whose one empty segment would otherwise read as a parameter (the
+// root operation then matched every one-segment path and never "/").
+func pathSegments(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
 }
 
 // checkOpenAPI says what is wrong when r does not conform to the operation of

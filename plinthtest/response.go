@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"mime"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -204,16 +206,18 @@ func jsonDiff(path string, got, want any) (string, string) {
 		if !ok {
 			return path, fmt.Sprintf("got %s, want an object", short(got))
 		}
-		for k, wv := range w {
+		// In key order, so that of several differences the same one is named
+		// at every run.
+		for _, k := range slices.Sorted(maps.Keys(w)) {
 			gv, ok := g[k]
 			if !ok {
 				return path + "." + k, "missing"
 			}
-			if p, d := jsonDiff(path+"."+k, gv, wv); p != "" {
+			if p, d := jsonDiff(path+"."+k, gv, w[k]); p != "" {
 				return p, d
 			}
 		}
-		for k := range g {
+		for _, k := range slices.Sorted(maps.Keys(g)) {
 			if _, ok := w[k]; !ok {
 				return path + "." + k, fmt.Sprintf("unexpected member, %s", short(g[k]))
 			}
