@@ -8,4 +8,9 @@ require (
 	github.com/plinth-go/plinth v0.1.0
 )
 
-require golang.org/x/net v0.62.0 // indirect
+require (
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/term v0.48.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
+)
