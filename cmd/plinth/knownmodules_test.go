@@ -14,6 +14,7 @@ import (
 var unreleased = map[string]string{
 	"bench":    "benchmarks against peer frameworks, and the api package's conformance suite",
 	"examples": "example applications",
+	"internal": "the release tool (internal/release), never imported",
 }
 
 // TestKnownModulesMatchTheWorkspace: knownModules, which a new project
