@@ -25,6 +25,9 @@ var unreleased = map[string]string{
 func TestKnownModulesMatchTheWorkspace(t *testing.T) {
 	root := filepath.Join("..", "..")
 	work, err := os.ReadFile(filepath.Join(root, "go.work"))
+	if os.IsNotExist(err) {
+		t.Skip("no go.work: the core module outside its repository has no workspace to compare the list with")
+	}
 	if err != nil {
 		t.Fatalf("the checkout's go.work: %v", err)
 	}

@@ -14,6 +14,9 @@ import (
 // tests check.
 func TestWebTemplateMatchesExample(t *testing.T) {
 	example := filepath.Join("..", "..", "examples", "web")
+	if _, err := os.Stat(example); os.IsNotExist(err) {
+		t.Skip("examples/web is absent (the core module outside its repository): nothing to compare the template with")
+	}
 	same := map[string]string{ // template file -> example file
 		"users.go.tmpl":    "users.go",
 		"handlers.go.tmpl": "handlers.go",

@@ -16,6 +16,9 @@ import (
 // this package exposes.
 func TestDashboard(t *testing.T) {
 	b, err := os.ReadFile("../../docs/grafana/plinth-red.json")
+	if os.IsNotExist(err) {
+		t.Skip("docs/grafana/plinth-red.json is absent: the observe module outside its repository has no docs to check")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
