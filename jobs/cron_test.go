@@ -44,6 +44,12 @@ func TestCronNext(t *testing.T) {
 		{"0 0 13 * 5", "2026-03-01 00:00", []string{"2026-03-06 00:00", "2026-03-13 00:00", "2026-03-20 00:00"}},
 		// One restricted: Fridays only (the */1 day of month is "*").
 		{"0 0 */1 * 5", "2026-03-01 00:00", []string{"2026-03-06 00:00", "2026-03-13 00:00"}},
+		// The other way round: */1 day of week is "*", so the 13th only.
+		{"0 0 13 * */1", "2026-03-01 00:00", []string{"2026-03-13 00:00", "2026-04-13 00:00"}},
+		// A step that skips days restricts: the 13th or an even weekday.
+		{"0 0 13 * */2", "2026-03-01 00:00", []string{"2026-03-03 00:00", "2026-03-05 00:00", "2026-03-07 00:00", "2026-03-08 00:00"}},
+		// A range of one value.
+		{"5-5 9-9 * * *", "2026-03-01 00:00", []string{"2026-03-01 09:05", "2026-03-02 09:05"}},
 	}
 	for _, tc := range cases {
 		s, err := parseCron(tc.spec, time.UTC)
