@@ -28,11 +28,16 @@ export GONOSUMDB="github.com/plinth-go/*"
 export GOWORK=off GOFLAGS="-mod=mod -modcacherw" GOMODCACHE="$work/modcache"
 unset GOPRIVATE GONOPROXY PLINTH_ADDR
 
-echo "consumer: a new module, go get the core and two satellites at $version"
+echo "consumer: a new module, go get every released module at $version"
 mkdir "$work/shop"
 cd "$work/shop"
 go mod init example.com/shop >/dev/null 2>&1
-go get "github.com/plinth-go/plinth@$version" "github.com/plinth-go/plinth/data@$version" "github.com/plinth-go/plinth/ws@$version"
+mods=""
+for m in "" /data /ws /redisstore /observe /jobs/riverjobs /mail/smtpmail /middleware/compress /cache/ottercache; do
+  mods+=" github.com/plinth-go/plinth$m@$version"
+done
+# shellcheck disable=SC2086
+go get $mods
 
 echo "consumer: the README's minimal app builds and serves"
 awk '/^## A minimal app/{on=1} on&&/^```go$/{grab=1; next} grab&&/^```$/{exit} grab{print}' "$repo/README.md" >main.go
@@ -52,7 +57,7 @@ code=$(curl -s -o problem.json -w '%{http_code}' "http://127.0.0.1:$port/users/0
 [ "$code" = 404 ] && grep -q '"status":404' problem.json || { echo "FAILED: GET /users/0 answered $code: $(cat problem.json)" >&2; exit 1; }
 kill -TERM "$server"; wait "$server" || true; server=""
 ! grep -q 'replace' go.mod || { echo "FAILED: the consumer's go.mod has a replace directive" >&2; exit 1; }
-echo "consumer: go.mod requires $(grep -c 'github.com/plinth-go/plinth' go.mod) Plinth modules, all at $version:"
+echo "consumer: after go mod tidy, go.mod requires the $(grep -c 'github.com/plinth-go/plinth' go.mod) Plinth modules the app imports, all at $version:"
 grep 'github.com/plinth-go/plinth' go.mod
 
 echo "consumer: plinth new from the released CLI, no --replace"
