@@ -1,6 +1,9 @@
 package plinthtest
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestJSONDiffOrder: of several differences, the first in key order is
 // named, at every run (maps iterate in random order).
@@ -25,5 +28,18 @@ func TestJSONDiffOrder(t *testing.T) {
 		if p, _ := jsonDiff("body", got, want); p != "body.x" {
 			t.Fatalf("jsonDiff names %q, want body.x (the first unexpected member)", p)
 		}
+	}
+}
+
+// TestShort: a value is shown whole up to 80 bytes of JSON, cut with an
+// ellipsis past that.
+func TestShort(t *testing.T) {
+	exact := strings.Repeat("x", 78) // 80 bytes with its quotes
+	if got := short(exact); got != `"`+exact+`"` {
+		t.Errorf("80 bytes: %q, want them whole", got)
+	}
+	longer := exact + "y"
+	if got := short(longer); got != (`"` + longer)[:80]+"…" {
+		t.Errorf("81 bytes: %q, want 80 and an ellipsis", got)
 	}
 }

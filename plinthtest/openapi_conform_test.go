@@ -240,3 +240,22 @@ func TestResolve(t *testing.T) {
 		t.Errorf("a fragment that does not unescape points to something")
 	}
 }
+
+// TestFindTieStable: of templates with as many literals, the first in
+// order wins, whatever order the document's map gave them in.
+func TestFindTieStable(t *testing.T) {
+	const doc = `{"openapi":"3.1.0","paths":{
+	 "/{x}/{y}/c":{"get":{"responses":{}}},
+	 "/{x}/b/{z}":{"get":{"responses":{}}},
+	 "/a/{y}/{z}":{"get":{"responses":{}}},
+	 "/{x}/{y}/{z}":{"get":{"responses":{}}}}}`
+	for range 30 {
+		d, err := parseDocument([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := d.find("GET", "/a/b/c"); o == nil || o.template != "/a/{y}/{z}" {
+			t.Fatalf("find = %+v, want /a/{y}/{z}, the first of the three with one literal", o)
+		}
+	}
+}
