@@ -38,9 +38,8 @@ func goRedisClient(tb testing.TB) *goredis.Client {
 	}
 	tb.Cleanup(func() {
 		ctx := context.Background()
-		iter := c.Scan(ctx, 0, redisBenchPrefix+"*", 1000).Iterator()
-		for iter.Next(ctx) {
-			c.Del(ctx, iter.Val())
+		for key := range c.Scan(ctx, 0, redisBenchPrefix+"*", 1000).Iterator().Vals(ctx) {
+			c.Del(ctx, key)
 		}
 		_ = c.Close()
 	})

@@ -34,9 +34,8 @@ func cachePrefix(t testing.TB, rawURL string) string {
 		rdb := redis.NewClient(opt)
 		defer rdb.Close()
 		ctx := context.Background()
-		iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-		for iter.Next(ctx) {
-			rdb.Del(ctx, iter.Val())
+		for key := range rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator().Vals(ctx) {
+			rdb.Del(ctx, key)
 		}
 	})
 	return prefix
