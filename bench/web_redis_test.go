@@ -71,7 +71,7 @@ func gorillaRedisStore(tb testing.TB) *redistore.RediStore {
 	return st
 }
 
-// plinthRedisStore is Plinth's web/redisstore on a go-redis client.
+// plinthRedisStore is Plinth's redisstore.SessionStore on a go-redis client.
 func plinthRedisStore(tb testing.TB) *redisstore.SessionStore {
 	return redisstore.NewSessionStore(redisstore.SessionStoreConfig{Client: goRedisClient(tb), Prefix: redisBenchPrefix + "plinth:"})
 }

@@ -25,7 +25,7 @@ package bench
 //   - memory: Plinth's MemoryStore against scs's memstore. gorilla/sessions
 //     has no memory store (its FilesystemStore writes files: not
 //     comparable).
-//   - redis: Plinth's web/redisstore and scs's goredisstore, both on
+//   - redis: Plinth's redisstore.SessionStore and scs's goredisstore, both on
 //     go-redis v9 clients, against boj/redistore (the Redis store
 //     gorilla/sessions lists; redigo, since no go-redis store for gorilla
 //     is served by the module proxy). Its constructors ping Redis on every

@@ -8,10 +8,10 @@
 // or, chosen by URL (PLINTH_SESSION_STORE=postgres://user@host/db), with
 // Open in web.SessionsConfig.Openers under "postgres" and "postgresql".
 //
-// It is a module of its own, so that the core keeps to the standard library
-// and golang.org/x; it depends on github.com/jackc/pgx/v5, the driver the
-// data module uses, at the same version, so that an application using both
-// links one driver and can share one pool.
+// It is in the data module, so that the core keeps to the standard library
+// and golang.org/x; it uses github.com/jackc/pgx/v5, the data package's
+// driver, so that an application using both links one driver and can share
+// one pool.
 //
 // The sessions are rows of one table (Config.Table, created if missing):
 //
