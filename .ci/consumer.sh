@@ -17,16 +17,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The rehearsal proxy first; third-party modules from this machine's module
-# cache (a GOPROXY directory too), then the usual proxy. A module cache of
-# the test's own, so that an earlier rehearsal of the same version cached
-# here cannot stand in for this one. GONOSUMDB, not GOPRIVATE: GOPRIVATE
-# would also bypass the proxy.
-upstream=$(go env GOPROXY)
-export GOPROXY="file://$proxy,file://$(go env GOMODCACHE)/cache/download,$upstream"
+# The rehearsal proxy first, then the usual one. GONOSUMDB, not GOPRIVATE:
+# GOPRIVATE would also bypass the proxy. The machine's module cache is
+# shared (third-party modules are neither fetched nor compiled again), less
+# its copies of Plinth at this version: an earlier rehearsal cached there
+# must not stand in for this one.
+export GOPROXY="file://$proxy,$(go env GOPROXY)"
 export GONOSUMDB="github.com/plinth-go/*"
-export GOWORK=off GOFLAGS="-mod=mod -modcacherw" GOMODCACHE="$work/modcache"
+export GOWORK=off GOFLAGS="-mod=mod"
 unset GOPRIVATE GONOPROXY PLINTH_ADDR
+cache=$(go env GOMODCACHE)
+if [ -d "$cache/github.com/plinth-go" ]; then
+  find "$cache/github.com/plinth-go" -maxdepth 3 -type d -name "*@$version" -prune -exec chmod -R u+w {} + -exec rm -rf {} +
+fi
+if [ -d "$cache/cache/download/github.com/plinth-go" ]; then
+  find "$cache/cache/download/github.com/plinth-go" -path "*/@v/$version.*" -type f -delete
+fi
 
 echo "consumer: a new module, go get every released module at $version"
 mkdir "$work/shop"

@@ -19,7 +19,7 @@ require (
 	github.com/plinth-go/plinth v0.1.0
 	github.com/plinth-go/plinth/observe v0.1.0
 	github.com/prometheus/client_golang v1.25.0
-	github.com/redis/go-redis/v9 v9.24.0
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/samber/do/v2 v2.0.0
 	go.opentelemetry.io/contrib/instrumentation/github.com/gin-gonic/gin/otelgin v0.65.0
 	go.opentelemetry.io/contrib/instrumentation/github.com/labstack/echo/otelecho v0.60.0

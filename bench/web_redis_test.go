@@ -38,8 +38,9 @@ func goRedisClient(tb testing.TB) *goredis.Client {
 	}
 	tb.Cleanup(func() {
 		ctx := context.Background()
-		for key := range c.Scan(ctx, 0, redisBenchPrefix+"*", 1000).Iterator().Vals(ctx) {
-			c.Del(ctx, key)
+		iter := c.Scan(ctx, 0, redisBenchPrefix+"*", 1000).Iterator()
+		for iter.Next(ctx) {
+			c.Del(ctx, iter.Val())
 		}
 		_ = c.Close()
 	})

@@ -34,8 +34,9 @@ func cachePrefix(t testing.TB, rawURL string) string {
 		rdb := redis.NewClient(opt)
 		defer rdb.Close()
 		ctx := context.Background()
-		for key := range rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator().Vals(ctx) {
-			rdb.Del(ctx, key)
+		iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+		for iter.Next(ctx) {
+			rdb.Del(ctx, iter.Val())
 		}
 	})
 	return prefix

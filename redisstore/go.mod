@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/plinth-go/plinth v0.1.0
-	github.com/redis/go-redis/v9 v9.24.0
+	github.com/redis/go-redis/v9 v9.23.0
 )
 
 require (

@@ -41,8 +41,9 @@ func testClient(tb testing.TB) (*redis.Client, string) {
 	prefix := fmt.Sprintf("plinth:test:%s:%d.%d:", tb.Name(), time.Now().UnixNano(), prefixSeq.Add(1))
 	tb.Cleanup(func() {
 		ctx := context.Background()
-		for key := range rdb.Scan(ctx, 0, prefix+"*", 100).Iterator().Vals(ctx) {
-			rdb.Del(ctx, key)
+		iter := rdb.Scan(ctx, 0, prefix+"*", 100).Iterator()
+		for iter.Next(ctx) {
+			rdb.Del(ctx, iter.Val())
 		}
 		rdb.Close()
 	})

@@ -39,8 +39,8 @@ func sessionPrefix(t testing.TB, c *redis.Client) string {
 		defer cancel()
 		iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
 		var keys []string
-		for key := range iter.Vals(ctx) {
-			keys = append(keys, key)
+		for iter.Next(ctx) {
+			keys = append(keys, iter.Val())
 		}
 		if err := iter.Err(); err != nil {
 			t.Errorf("cleaning up %s*: %v", prefix, err)

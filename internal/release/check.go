@@ -14,31 +14,24 @@ import (
 
 // goEnv is the environment of the go commands that check the release: no
 // workspace, the staged release first in GOPROXY, then the proxy
-// directory's earlier releases, then the machine's module cache (so that
-// third-party modules come from disk) and the usual proxies; a module cache
-// of the check's own, so that an earlier rehearsal of the same version,
-// cached on this machine, cannot stand in for this one.
-func goEnv(stage, proxy, modcache, corePath string) ([]string, error) {
-	out, err := exec.Command("go", "env", "GOMODCACHE", "GOPROXY").Output()
+// directory's earlier releases and the usual proxies. The machine's module
+// cache is shared, so that third-party modules are neither fetched nor
+// compiled again; purgeCache first removes from it the versions being
+// released, so that an earlier rehearsal of the same version, cached here,
+// cannot stand in for this one.
+func goEnv(stage, proxy, corePath string) ([]string, error) {
+	out, err := exec.Command("go", "env", "GOPROXY").Output()
 	if err != nil {
 		return nil, fmt.Errorf("go env: %v", err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 {
-		return nil, fmt.Errorf("go env printed %q", out)
-	}
 	chain := []string{fileURL(stage), fileURL(proxy)}
-	if lines[0] != "" {
-		chain = append(chain, fileURL(filepath.Join(lines[0], "cache", "download")))
-	}
-	if lines[1] != "" && lines[1] != "off" {
-		chain = append(chain, lines[1])
+	if up := strings.TrimSpace(string(out)); up != "" && up != "off" {
+		chain = append(chain, up)
 	}
 	env := os.Environ()
 	env = append(env,
 		"GOWORK=off",
-		"GOFLAGS=-mod=readonly -modcacherw",
-		"GOMODCACHE="+modcache,
+		"GOFLAGS=-mod=readonly",
 		"GOPROXY="+strings.Join(chain, ","),
 		"GONOSUMDB="+corePath,
 		"GONOSUMCHECK=",
@@ -46,6 +39,33 @@ func goEnv(stage, proxy, modcache, corePath string) ([]string, error) {
 		"GONOPROXY=",
 	)
 	return env, nil
+}
+
+// purgeCache removes the module cache's copies of the modules at version:
+// the extracted directories and the downloaded files.
+func purgeCache(mods []*built, version string) error {
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOMODCACHE: %v", err)
+	}
+	cache := strings.TrimSpace(string(out))
+	if cache == "" {
+		return nil
+	}
+	for _, b := range mods {
+		escVersion, err := module.EscapeVersion(version)
+		if err != nil {
+			return err
+		}
+		extracted := filepath.Join(cache, filepath.FromSlash(b.escapedDir)+"@"+escVersion)
+		removeAll(extracted)
+		for _, ext := range []string{".info", ".mod", ".zip", ".ziphash", ".lock", ".partial"} {
+			if err := os.Remove(filepath.Join(cache, "cache", "download", filepath.FromSlash(b.escapedDir), "@v", version+ext)); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // fileURL is a file:// GOPROXY entry for the absolute directory dir.

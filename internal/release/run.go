@@ -107,8 +107,11 @@ func run(cfg config) error {
 		order = append(order, b)
 	}
 
-	env, err := goEnv(stage, proxy, filepath.Join(work, "modcache"), r.released[0].path)
+	env, err := goEnv(stage, proxy, r.released[0].path)
 	if err != nil {
+		return err
+	}
+	if err := purgeCache(order, cfg.version); err != nil {
 		return err
 	}
 	var changes, failed []string
@@ -184,7 +187,7 @@ func compareAPI(b *built, version, dir, proxy, work string, env []string) ([]str
 // required at base, the tree's version) and go.sum (less the siblings'
 // lines) into the module's directory in the tree.
 func tidyTree(b *built, dir, root, base string, env []string, siblings map[string]*built) error {
-	tidyEnv := append(slices.Clone(env), "GOFLAGS=-mod=mod -modcacherw")
+	tidyEnv := append(slices.Clone(env), "GOFLAGS=-mod=mod")
 	if err := goCmd(dir, tidyEnv, "mod", "tidy"); err != nil {
 		return err
 	}
