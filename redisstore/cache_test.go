@@ -17,6 +17,7 @@ import (
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/cache"
 	"github.com/plinth-go/plinth/cache/cachetest"
+	"github.com/plinth-go/plinth/plinthtest"
 	"github.com/plinth-go/plinth/racetest"
 	"github.com/plinth-go/plinth/redisstore"
 )
@@ -55,7 +56,7 @@ func openStore(t testing.TB, rawURL, prefix string) cache.Store {
 }
 
 func TestCacheConformance(t *testing.T) {
-	u := needRedis(t)
+	u := plinthtest.RedisURL(t)
 	prefixes := map[cache.Store]string{}
 	cachetest.Run(t, cachetest.Config{
 		New: func(t testing.TB) cache.Store {
@@ -136,7 +137,7 @@ func TestCacheUnreachable(t *testing.T) {
 
 // TestCacheReadinessOK: with Redis up, the cache check is ok.
 func TestCacheReadinessOK(t *testing.T) {
-	u := needRedis(t)
+	u := plinthtest.RedisURL(t)
 	store := openStore(t, u, cachePrefix(t, u))
 	if err := cache.Check(store)(t.Context()); err != nil {
 		t.Fatal(err)
@@ -161,7 +162,7 @@ func TestCacheHitAllocs(t *testing.T) {
 	if racetest.Enabled {
 		t.Skip("allocation counts are not exact under the race detector")
 	}
-	u := needRedis(t)
+	u := plinthtest.RedisURL(t)
 	prefix := cachePrefix(t, u)
 	opt, err := redis.ParseURL(u)
 	if err != nil {

@@ -16,13 +16,6 @@ import (
 // redisEnv names the variable holding the URL of the Redis the tests use.
 const redisEnv = plinthtest.RedisEnv
 
-// needRedis returns the server's URL or skips t.
-func needRedis(t testing.TB) string {
-	t.Helper()
-	u := plinthtest.RedisURL(t)
-	return u
-}
-
 // redisServer is a private redis-server process on a port of its own.
 type redisServer struct {
 	t    *testing.T

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/plinth-go/plinth/plinthtest"
 	"github.com/plinth-go/plinth/redisstore"
 	"github.com/plinth-go/plinth/web"
 	"github.com/plinth-go/plinth/web/storetest"
@@ -19,7 +20,7 @@ import (
 // newClient returns a client of the test server, closed after t.
 func newClient(t testing.TB) *redis.Client {
 	t.Helper()
-	opts, err := redis.ParseURL(needRedis(t))
+	opts, err := redis.ParseURL(plinthtest.RedisURL(t))
 	if err != nil {
 		t.Fatalf("%s: %v", redisEnv, err)
 	}
@@ -64,7 +65,7 @@ func newStore(t testing.TB) (*redisstore.SessionStore, *redis.Client, string) {
 }
 
 func TestSessionConformance(t *testing.T) {
-	needRedis(t)
+	plinthtest.RedisURL(t)
 	storetest.Run(t, func(t *testing.T) web.Store {
 		s, _, _ := newStore(t)
 		return s
@@ -75,7 +76,7 @@ func TestSessionConformance(t *testing.T) {
 // client options OpenSessionStore sets, under DefaultSessionPrefix; the IDs are random, and the
 // keys the suite saved are deleted after it.
 func TestOpenSessionStoreConformance(t *testing.T) {
-	u := needRedis(t)
+	u := plinthtest.RedisURL(t)
 	storetest.Run(t, func(t *testing.T) web.Store {
 		s, err := redisstore.OpenSessionStore(t.Context(), u)
 		if err != nil {
@@ -236,7 +237,7 @@ func TestOpenSessionStoreBadURL(t *testing.T) {
 // TestSessionStoreClose checks that Close closes the client OpenSessionStore made, once, and leaves
 // alone a client given to NewSessionStore.
 func TestSessionStoreClose(t *testing.T) {
-	u := needRedis(t)
+	u := plinthtest.RedisURL(t)
 	s, err := redisstore.OpenSessionStore(t.Context(), u)
 	if err != nil {
 		t.Fatal(err)

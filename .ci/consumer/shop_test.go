@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/plinth-go/plinth"
-	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/data/datatest"
 	"github.com/plinth-go/plinth/jobs"
 	"github.com/plinth-go/plinth/jobs/jobstest"
@@ -75,5 +74,4 @@ func TestShop(t *testing.T) {
 	if r := c.Get("/ws"); r.Code() < 400 {
 		t.Errorf("GET /ws without a handshake: %d, want a 4xx problem", r.Code())
 	}
-	var _ *data.DB = db
 }

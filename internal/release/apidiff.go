@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"golang.org/x/exp/apidiff"
+	"golang.org/x/mod/semver"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -40,11 +41,10 @@ func loadAPI(dir, modPath string, env []string) (*apidiff.Module, error) {
 // (nothing incompatible), "minor" (incompatible changes only below v1) or
 // "major".
 func releaseKind(prev, version string) string {
-	pm, vm := strings.SplitN(strings.TrimPrefix(prev, "v"), ".", 3), strings.SplitN(strings.TrimPrefix(version, "v"), ".", 3)
 	switch {
-	case pm[0] != vm[0]:
+	case semver.Major(prev) != semver.Major(version):
 		return "major"
-	case pm[1] != vm[1]:
+	case semver.MajorMinor(prev) != semver.MajorMinor(version):
 		return "minor"
 	}
 	return "patch"

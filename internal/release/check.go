@@ -34,7 +34,6 @@ func goEnv(stage, proxy, corePath string) ([]string, error) {
 		"GOFLAGS=-mod=readonly",
 		"GOPROXY="+strings.Join(chain, ","),
 		"GONOSUMDB="+corePath,
-		"GONOSUMCHECK=",
 		"GOPRIVATE=",
 		"GONOPROXY=",
 	)
@@ -52,11 +51,11 @@ func purgeCache(mods []*built, version string) error {
 	if cache == "" {
 		return nil
 	}
+	escVersion, err := module.EscapeVersion(version)
+	if err != nil {
+		return err
+	}
 	for _, b := range mods {
-		escVersion, err := module.EscapeVersion(version)
-		if err != nil {
-			return err
-		}
 		extracted := filepath.Join(cache, filepath.FromSlash(b.escapedDir)+"@"+escVersion)
 		removeAll(extracted)
 		for _, ext := range []string{".info", ".mod", ".zip", ".ziphash", ".lock", ".partial"} {

@@ -195,7 +195,7 @@ func (r *repo) siblingVersion() (string, error) {
 		replaced[rep.Old.Path] = path.Clean(rep.New.Path)
 	}
 	for _, m := range r.released {
-		if dir, ok := replaced[m.path]; !ok || dir != m.dir && dir != "./"+m.dir {
+		if dir, ok := replaced[m.path]; !ok || dir != m.dir {
 			return "", fmt.Errorf("go.work must replace %s %s with ./%s (got %q), or the go command fetches that version instead of reading the tree", m.path, base, m.dir, dir)
 		}
 	}
