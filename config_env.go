@@ -22,11 +22,15 @@ func (a *App) DeclareEnv(names ...string) {
 	a.mu.Unlock()
 }
 
-// coreEnvNames are the variables the core reads outside resolve: the
-// inspection mode of Run (PLINTH_INSPECT, PLINTH_INSPECT_OUTPUT) and the
+// coreEnvNames are the variables the core module reads outside resolve: the
+// inspection mode of Run (PLINTH_INSPECT, PLINTH_INSPECT_OUTPUT), the
 // deployment's name, PLINTH_ENV ("development" makes web's views reload
-// their templates).
-func coreEnvNames() []string { return []string{inspectEnv, inspectOutputEnv, "PLINTH_ENV"} }
+// their templates), and PLINTH_CSRF_KEYS, which web.CSRF reads when it is
+// made: a middleware, it has no App to declare it to, and a deployment of
+// several instances must set it (one key for all).
+func coreEnvNames() []string {
+	return []string{inspectEnv, inspectOutputEnv, "PLINTH_ENV", "PLINTH_CSRF_KEYS"}
+}
 
 // knownEnv returns every PLINTH_* name the App knows: those the core read
 // (resolvedNames), its other ones and those declared with DeclareEnv.

@@ -457,7 +457,7 @@ func TestUnknownVariablesWarned(t *testing.T) {
 	}
 	app.warnAtStart(log, set, []string{
 		"HOME=/root", "PLINTH_ADDR=:1", "PLINTH_INSPECT=routes", "PLINTH_ENV=development",
-		"PLINTH_TEST_POSTGRES=postgres://x", "PLINTH_SHOP_CURRENCY=EUR",
+		"PLINTH_TEST_POSTGRES=postgres://x", "PLINTH_SHOP_CURRENCY=EUR", "PLINTH_CSRF_KEYS=k",
 		"PLINTH_MAX_BODY_BYTE=1", "PLINTH_HANDLER_TIMEUOT=1s", "PLINTH_COMPLETELY_ELSE=1",
 	})
 	out := buf.String()
@@ -473,7 +473,7 @@ func TestUnknownVariablesWarned(t *testing.T) {
 	if n := strings.Count(out, "level=WARN"); n != 3 {
 		t.Errorf("%d warnings, want 3 (exempt: known, declared, PLINTH_TEST_*, other prefixes):\n%s", n, out)
 	}
-	for _, quiet := range []string{"PLINTH_ADDR ", "PLINTH_INSPECT ", "PLINTH_ENV ", "PLINTH_TEST_POSTGRES", "PLINTH_SHOP_CURRENCY ", "HOME"} {
+	for _, quiet := range []string{"PLINTH_ADDR ", "PLINTH_INSPECT ", "PLINTH_ENV ", "PLINTH_TEST_POSTGRES", "PLINTH_SHOP_CURRENCY ", "PLINTH_CSRF_KEYS", "HOME"} {
 		if strings.Contains(out, quiet) {
 			t.Errorf("%q was reported:\n%s", quiet, out)
 		}

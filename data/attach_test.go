@@ -3,6 +3,7 @@ package data
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -113,31 +114,84 @@ func privateCluster(t *testing.T) (url string, stop, start func()) {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=2", port), stop, start
 }
 
-// /readyz follows the database: 200, 503 while its server is stopped, 200
-// again once it is back; the App closes the database after its drain.
-func TestReadinessFollowsTheDatabase(t *testing.T) {
+// A database restart: /readyz stays 200 and names the database degraded (a
+// database every instance shares must not take them all out of rotation),
+// liveness stays 200, a request that needs the database fails fast with 503
+// and Retry-After, a page that does not keeps working, and the pool serves
+// again once the database is back, without a restart; the App closes the
+// database after its drain.
+func TestDatabaseOutage(t *testing.T) {
 	needPostgres(t)
 	url, stopDB, startDB := privateCluster(t)
 	db := openTest(t, Config{URL: url})
 	app := plinth.Bare()
 	app.Config.ReadinessCacheTTL = time.Millisecond
+	app.Config.ReadinessJSON = true
 	db.Attach(app)
 	app.Get("/", func(c *plinth.Ctx) error { return c.Text(200, "ok") })
+	app.Get("/q", func(c *plinth.Ctx) error {
+		var n int
+		if err := db.Pgx().QueryRow(c.Context(), "SELECT 1").Scan(&n); err != nil {
+			return err
+		}
+		return c.Text(http.StatusOK, "db ok")
+	})
 	base, stop := serve(t, app)
-	waitStatus(t, base+"/readyz", http.StatusOK)
+	waitStatus(t, base+"/q", http.StatusOK)
+	if code, body := get(t, base+"/readyz"); code != 200 || !strings.Contains(body, `"database":"ok"`) {
+		t.Fatalf("/readyz with the database up: %d %s", code, body)
+	}
 	stopDB()
-	waitStatus(t, base+"/readyz", http.StatusServiceUnavailable)
+	for range 3 { // the pooled connections were cut: each is found broken, then dials fail
+		start := time.Now()
+		res, err := (&http.Client{Timeout: 10 * time.Second}).Get(base + "/q")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") != "2" {
+			t.Errorf("a query with the database down: %d Retry-After %q, want 503 with Retry-After: 2", res.StatusCode, res.Header.Get("Retry-After"))
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("a query with the database down took %v: it should fail fast", took)
+		}
+	}
+	if code, body := get(t, base+"/readyz"); code != 200 || !strings.Contains(body, `"database":"degraded"`) {
+		t.Errorf("/readyz with the database down: %d %s, want 200 naming it degraded", code, body)
+	}
+	if got := status(t, base+"/"); got != http.StatusOK {
+		t.Errorf("a page without the database: %d while it is down", got)
+	}
 	if got := status(t, base+"/livez"); got != http.StatusOK {
 		t.Errorf("liveness %d while the database is down: it must not restart the process", got)
 	}
 	startDB()
-	waitStatus(t, base+"/readyz", http.StatusOK)
+	back := time.Now()
+	waitStatus(t, base+"/q", http.StatusOK)
+	if took := time.Since(back); took > 5*time.Second {
+		t.Errorf("the pool served again %v after the database's return, want within 5 s", took)
+	}
+	if code, body := get(t, base+"/readyz"); code != 200 || !strings.Contains(body, `"database":"ok"`) {
+		t.Errorf("/readyz after the database's return: %d %s", code, body)
+	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Ping(context.Background()); err == nil {
 		t.Error("the database is still open after the App stopped")
 	}
+}
+
+// get returns url's status and body.
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	res, err := (&http.Client{Timeout: 10 * time.Second}).Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
 }
 
 // SQLite: the OnStop hook closes it too.

@@ -3,15 +3,20 @@ package data
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/plinth-go/plinth"
 )
 
@@ -132,5 +137,54 @@ func TestIsUniqueViolation(t *testing.T) {
 				t.Error("an error that is not the database's is a unique violation")
 			}
 		})
+	}
+}
+
+// TestUnavailable: the errors of a database that cannot be reached are
+// Unavailable and map to 503; a refused statement, a cancelled request and
+// the other mapped errors are not.
+func TestUnavailable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"admin shutdown", &pgconn.PgError{Code: "57P01"}, true},
+		{"starting up", &pgconn.PgError{Code: "57P03"}, true},
+		{"connection failure", &pgconn.PgError{Code: "08006"}, true},
+		{"too many connections", &pgconn.PgError{Code: "53300"}, true},
+		{"syntax error", &pgconn.PgError{Code: "42601"}, false},
+		{"unique violation", &pgconn.PgError{Code: "23505"}, false},
+		{"another service's refused connection", fmt.Errorf("calling the mailer: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}), false},
+		{"a body cut short", plinth.BadRequest("the request body is not valid JSON").Wrap(io.ErrUnexpectedEOF), false},
+		{"a connection cut under a statement", io.ErrUnexpectedEOF, true},
+		{"conn done", sql.ErrConnDone, true},
+		{"bad conn", fmt.Errorf("exec: %w", driver.ErrBadConn), true},
+		{"closed pool", errors.New("closed pool"), true},
+		{"client left", fmt.Errorf("query: %w", context.Canceled), false},
+		{"no rows", sql.ErrNoRows, false},
+		{"other", errors.New("boom"), false},
+	} {
+		if got := Unavailable(tc.err); got != tc.want {
+			t.Errorf("%s: Unavailable(%v) = %v, want %v", tc.name, tc.err, got, tc.want)
+		}
+		p, ok := Problem(tc.err)
+		if got := ok && p.StatusCode() == 503; got != tc.want {
+			t.Errorf("%s: Problem gives 503 = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// A real refused dial through pgx.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, err = pgconn.Connect(ctx, "postgres://x@"+addr+"/x?connect_timeout=2")
+	if err == nil || !Unavailable(err) {
+		t.Errorf("a refused connection: Unavailable(%v) = false", err)
 	}
 }

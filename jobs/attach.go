@@ -43,9 +43,13 @@ func StopMargin(grace time.Duration) time.Duration { return min(grace/10, MaxSto
 //     them back to the queue, to run again (in another instance, or after
 //     the restart), so the process still exits, with status 0, within its
 //     grace period. An OnStop hook waits for the stop;
-//   - a readiness check named "queue" (the backend's Ping within
-//     ReadinessTimeout): /readyz answers 503 while the queue's store does
-//     not answer;
+//   - a degraded check named "queue" (the backend's Ping within
+//     ReadinessTimeout, with App.DegradedCheck): /readyz names the queue
+//     "degraded" while its store does not answer, and stays 200, since
+//     every instance shares that store and a failing readiness check
+//     would take them all out of rotation at once; an enqueue meanwhile
+//     returns the store's error (503 through data.Attach's error
+//     mapping), and the workers resume by themselves once it is back;
 //   - the workers' failures and panics are logged through the App's
 //     logger (Config.Logger, else App.Logger, else slog.Default()) with
 //     the job's id, kind and attempt;
@@ -57,7 +61,7 @@ func StopMargin(grace time.Duration) time.Duration { return min(grace/10, MaxSto
 // "jobs" admin mode is taken).
 func (c *Client) Attach(app *plinth.App) {
 	app.DeclareEnv(envNames()...)
-	app.ReadinessCheck("queue", ReadinessTimeout, c.backend.Ping)
+	app.DegradedCheck("queue", ReadinessTimeout, c.backend.Ping)
 	app.AddInspection("jobs", c.inspect)
 	r := &runner{app: app, c: c, cfg: c.cfg, done: make(chan struct{})}
 	app.OnStart(r.start)

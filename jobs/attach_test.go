@@ -239,7 +239,8 @@ func TestAttachPeriodicUnknownKind(t *testing.T) {
 	}
 }
 
-// The queue's readiness check follows the backend's Ping.
+// The queue's check follows the backend's Ping, as a degraded check: a
+// store every instance shares degrades readiness, never fails it.
 func TestAttachReadiness(t *testing.T) {
 	s := newServer(t, jobs.Config{}, time.Second)
 	s.app.Config.ReadinessCacheTTL = time.Nanosecond
@@ -249,8 +250,24 @@ func TestAttachReadiness(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.b.SetPingError(errors.New("connection refused"))
-	if err := s.app.Ready(ctx); err == nil || !strings.Contains(err.Error(), "queue") {
-		t.Errorf("Ready: %v", err)
+	if err := s.app.Ready(ctx); err != nil {
+		t.Errorf("Ready with the queue's store down: %v, want nil (degraded)", err)
+	}
+	results, err := s.app.Readiness(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range results {
+		if r.Name == "queue" {
+			found = true
+			if r.Status != plinth.CheckDegraded || r.Err == nil || !strings.Contains(r.Err.Error(), "connection refused") {
+				t.Errorf("queue check with the store down: %+v, want degraded with the Ping's error", r)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no queue check among %+v", results)
 	}
 }
 

@@ -246,8 +246,8 @@ func (s *SessionStore) Delete(ctx context.Context, id string) error {
 }
 
 // Ping implements web.Store: one PING. web.Sessions.Attach makes it the
-// readiness check "sessions", so /readyz answers 503 while Redis cannot be
-// reached, with this error.
+// degraded check "sessions", so /readyz names the store degraded, with
+// this error, while Redis cannot be reached.
 func (s *SessionStore) Ping(ctx context.Context) error {
 	if err := s.client.Ping(ctx).Err(); err != nil {
 		return s.fail("ping", err)

@@ -132,7 +132,7 @@ func (sess *Session) commit() error {
 		h["Cache-Control"] = noStore
 	}
 	if sess.oldID != "" {
-		if err := set.store.Delete(sess.saveContext(), sess.oldID); err != nil {
+		if err := sess.storeDelete(sess.oldID); err != nil {
 			return storeError(err)
 		}
 		sess.oldID = ""
@@ -153,7 +153,7 @@ func (sess *Session) commit() error {
 	if len(sess.vals) == 0 && !sess.renewed {
 		// Emptied: nothing to keep.
 		if sess.id != "" {
-			if err := set.store.Delete(sess.saveContext(), sess.id); err != nil {
+			if err := sess.storeDelete(sess.id); err != nil {
 				return storeError(err)
 			}
 			sess.id = ""
@@ -193,7 +193,13 @@ func (sess *Session) commit() error {
 			if sess.renewed {
 				ctx = withRenewed(ctx) // the memory store evicts it last
 			}
-			err = set.store.Create(ctx, sess.id, sess.buf, time.Unix(expiry, 0))
+			exp := time.Unix(expiry, 0)
+			err = set.store.Create(ctx, sess.id, sess.buf, exp)
+			if err != nil {
+				err = sess.retryStore(ctx, nil, err, func(ctx context.Context) error {
+					return set.store.Create(ctx, sess.id, sess.buf, exp)
+				})
+			}
 			if err != nil {
 				sess.id = ""
 				return storeError(err)
@@ -205,7 +211,15 @@ func (sess *Session) commit() error {
 			// cookie) or expired, it stays gone, and so does this
 			// request's change to it.
 			var ok bool
-			ok, err = set.store.Update(ctx, sess.id, sess.buf, time.Unix(expiry, 0))
+			exp := time.Unix(expiry, 0)
+			ok, err = set.store.Update(ctx, sess.id, sess.buf, exp)
+			if err != nil {
+				err = sess.retryStore(ctx, nil, err, func(ctx context.Context) error {
+					var uerr error
+					ok, uerr = set.store.Update(ctx, sess.id, sess.buf, exp)
+					return uerr
+				})
+			}
 			if err != nil {
 				return storeError(err)
 			}
@@ -219,6 +233,17 @@ func (sess *Session) commit() error {
 	}
 	sess.changed, sess.renewed, sess.destroyed = false, false, false
 	return nil
+}
+
+// storeDelete deletes id from the store, asking again while it fails
+// within the store's deadline (retryStore).
+func (sess *Session) storeDelete(id string) error {
+	store, ctx := sess.s.set.store, sess.saveContext()
+	err := store.Delete(ctx, id)
+	if err != nil {
+		err = sess.retryStore(ctx, nil, err, func(ctx context.Context) error { return store.Delete(ctx, id) })
+	}
+	return err
 }
 
 // saveContext is the context of the store calls that save: the request's

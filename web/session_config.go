@@ -103,9 +103,14 @@ type SessionsConfig struct {
 	// its calls together (a load, then a save or a delete and a create),
 	// from the first, whatever the request's own deadline: a save runs
 	// after the handler, even past its timeout, and must not hang on a
-	// store that stopped answering; past it the request answers 503. 0
-	// means DefaultStoreTimeout (5s), a negative value no bound (a load
-	// then ends with the request, a save never).
+	// store that stopped answering; past it the request answers 503.
+	// Within it, a call that fails is asked again, 20 ms later, then at
+	// doubling intervals up to 250 ms, so that a store restarting for a
+	// second or two (a Redis with its append-only file, a PostgreSQL in
+	// fast mode) costs the requests that meet it that much latency, not
+	// an error nor a signed-out user. 0 means DefaultStoreTimeout (5s), a
+	// negative value no bound and no retry (a load then ends with the
+	// request, a save never).
 	// PLINTH_SESSION_STORE_TIMEOUT overrides it ("0" switches it off). It
 	// does not apply to the memory and cookie stores, which never wait on
 	// I/O. Cost, with a Redis or PostgreSQL store: one context with a

@@ -64,8 +64,9 @@ func (s *Sessions) Store() Store { return s.set.store }
 const ReadinessTimeout = 2 * time.Second
 
 // Attach installs the sessions on every route of app (the Middleware, with
-// app.Use), adds the readiness check "sessions" (the store's Ping: /readyz
-// answers 503 while the store cannot be reached), logs the store in use
+// app.Use), adds the degraded check "sessions" (the store's Ping, with
+// App.DegradedCheck: /readyz names the store "degraded" while it cannot be
+// reached, and stays 200), logs the store in use
 // when the App starts serving (at info level: `msg="web: sessions"
 // store="redis addr=127.0.0.1:6379 db=0 ..."`, from the store's String
 // method, never with a password) and, when the store holds resources (it
@@ -83,7 +84,14 @@ func (s *Sessions) Attach(app *plinth.App) {
 		return nil
 	})
 	if s.set.cookie == nil {
-		app.ReadinessCheck("sessions", ReadinessTimeout, s.set.store.Ping)
+		// Degraded, not failed: every instance shares the store, so a
+		// store that is down would take every instance out of its load
+		// balancer at once, turning a restart of a second into a full
+		// outage. The requests wait for it instead (StoreTimeout), and
+		// pages that use no session keep working. An application that
+		// prefers the instance out of rotation registers the store's Ping
+		// with App.ReadinessCheck itself (docs/deploy.md).
+		app.DegradedCheck("sessions", ReadinessTimeout, s.set.store.Ping)
 	}
 	if c, ok := s.set.store.(io.Closer); ok && s.set.openedURL != "" {
 		app.OnStop(func(context.Context) error { return c.Close() })
@@ -235,7 +243,15 @@ func (sess *Session) load() {
 			return
 		}
 		var err error
-		data, err = set.store.Load(sess.loadContext(), value)
+		ctx := sess.loadContext()
+		data, err = set.store.Load(ctx, value)
+		if err != nil {
+			err = sess.retryStore(ctx, sess.c.Context().Done(), err, func(ctx context.Context) error {
+				var lerr error
+				data, lerr = set.store.Load(ctx, value)
+				return lerr
+			})
+		}
 		if err != nil {
 			sess.loadErr = plinth.Error(http.StatusServiceUnavailable, "the session store is unavailable").Wrap(err)
 			return

@@ -483,6 +483,7 @@ func TestCookieStoreTooLarge(t *testing.T) {
 func TestSessionStoreDown(t *testing.T) {
 	clk := newClock()
 	cfg, store := storeConfigs(clk)["memory"]()
+	cfg.StoreTimeout = 100 * time.Millisecond // a store down for longer than that: 503 (session_retry_test.go: shorter outages)
 	app, _ := sessionApp(t, cfg)
 	cl := newClient(t, app)
 	cl.get("/put?v=ada")

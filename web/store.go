@@ -51,8 +51,9 @@ type Store interface {
 	Delete(ctx context.Context, id string) error
 
 	// Ping reports whether the store can be reached. Sessions.Attach makes
-	// it the App's readiness check "sessions", so that a store that cannot
-	// be reached turns /readyz to 503 instead of failing requests.
+	// it the App's degraded check "sessions": /readyz reports the store
+	// as degraded while Ping fails, and stays 200 (a store every instance
+	// shares must not take them all out of rotation at once).
 	Ping(ctx context.Context) error
 }
 

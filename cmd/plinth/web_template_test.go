@@ -9,18 +9,20 @@ import (
 )
 
 // TestWebTemplateMatchesExample: the web template is examples/web, less its
-// Redis and PostgreSQL openers; its views, catalogues, stylesheet, users,
-// handlers and tests must not drift from the example's, which the browser
-// tests check.
+// Redis and PostgreSQL openers, its database and what needs one (the job
+// queue): its views, catalogues, stylesheet and handlers must not drift
+// from the example's, which the browser tests check. The template keeps its
+// users in memory (users.go.tmpl, and the tests that build the site
+// without a database, app_test.go.tmpl), so that a new project starts with
+// the core module only; examples/web keeps them in its database, shared by
+// its instances (docs/deploy.md's rehearsal).
 func TestWebTemplateMatchesExample(t *testing.T) {
 	example := filepath.Join("..", "..", "examples", "web")
 	if _, err := os.Stat(example); os.IsNotExist(err) {
 		t.Skip("examples/web is absent (the core module outside its repository): nothing to compare the template with")
 	}
 	same := map[string]string{ // template file -> example file
-		"users.go.tmpl":    "users.go",
 		"handlers.go.tmpl": "handlers.go",
-		"app_test.go.tmpl": "app_test.go",
 	}
 	for _, dir := range []string{"templates", "locales", "static"} {
 		err := fs.WalkDir(os.DirFS(example), dir, func(p string, d fs.DirEntry, err error) error {

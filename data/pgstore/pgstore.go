@@ -450,9 +450,9 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 
 // Ping implements web.Store: the pool's Ping (a connection from the pool,
 // checked with an empty query), and the table's creation if it has not
-// happened yet. web.Sessions.Attach makes it the readiness check
-// "sessions", so /readyz answers 503 while PostgreSQL cannot be reached,
-// with this error.
+// happened yet. web.Sessions.Attach makes it the degraded check
+// "sessions", so /readyz names the store degraded, with this error, while
+// PostgreSQL cannot be reached.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.pool.Ping(ctx); err != nil {
 		return fmt.Errorf("pgstore: ping: %w", err)

@@ -519,9 +519,9 @@ func TestCheckReadyzDown(t *testing.T) {
 		t.Fatalf("/readyz before: %d %v", status, states)
 	}
 	w.dropDatabase()
-	eventually(t, 10*time.Second, "/readyz 503 with db and queue down", func() (bool, string) {
+	eventually(t, 10*time.Second, "/readyz 503 with db down and queue degraded", func() (bool, string) {
 		status, states := in.readyz()
-		return status == http.StatusServiceUnavailable && states["db"] == "down" && states["queue"] == "down" && states["cache"] == "ok",
+		return status == http.StatusServiceUnavailable && states["db"] == "down" && states["queue"] == "degraded" && states["cache"] == "ok",
 			fmt.Sprintf("%d %v", status, states)
 	})
 }

@@ -17,7 +17,7 @@ import (
 // the site's sessions and auth.
 func client(t *testing.T) (*plinthtest.Client, *site) {
 	t.Helper()
-	app, s, err := newSite()
+	app, s, err := newSite(t.Context(), testDB(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 
+	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/web"
 )
 
@@ -16,13 +20,11 @@ type User struct {
 	PasswordHash string
 }
 
-// Users keeps the users in memory. A real application keeps them in its
-// database (see the data module).
+// Users keeps the users in the app's database (the users table), so that
+// every instance of the site sees the same accounts.
 type Users struct {
-	mu      sync.RWMutex
-	byID    map[string]*User
-	byEmail map[string]*User
-	demo    bool // the demo account was seeded
+	db   *data.DB
+	demo atomic.Bool // the demo account was seeded
 
 	// passwords bounds the argon2id work: at most GOMAXPROCS hashes at once
 	// (about 19 MiB each), a bounded queue behind them (503 with
@@ -37,47 +39,68 @@ const (
 	DemoPassword = "demo-password"
 )
 
-// NewUsers returns an empty store.
-func NewUsers() *Users {
-	return &Users{byID: map[string]*User{}, byEmail: map[string]*User{}, passwords: web.NewPasswords(web.PasswordsConfig{})}
+// NewUsers returns the users kept in db.
+func NewUsers(db *data.DB) *Users {
+	return &Users{db: db, passwords: web.NewPasswords(web.PasswordsConfig{})}
 }
 
-// SeedDemo adds the demo account, its password hashed with argon2id.
-func (u *Users) SeedDemo() error {
-	hash, err := u.passwords.Hash(context.Background(), DemoPassword)
-	if err != nil {
+// SeedDemo adds the demo account, its password hashed with argon2id,
+// unless it exists: instances starting together add it once (the email is
+// unique; the others' inserts do nothing).
+func (u *Users) SeedDemo(ctx context.Context) error {
+	var n int
+	if err := u.db.QueryRow(ctx, "SELECT count(*) FROM users WHERE email = $1", DemoEmail).Scan(&n); err != nil {
 		return err
 	}
-	u.add(&User{ID: "1", Email: DemoEmail, Name: "Demo", PasswordHash: hash})
-	u.mu.Lock()
-	u.demo = true
-	u.mu.Unlock()
+	if n == 0 {
+		hash, err := u.passwords.Hash(ctx, DemoPassword)
+		if err != nil {
+			return err
+		}
+		if _, err := u.db.Exec(ctx, "INSERT INTO users (email, name, password_hash) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING",
+			DemoEmail, "Demo", hash); err != nil {
+			return err
+		}
+	}
+	u.demo.Store(true)
 	return nil
 }
 
 // HasDemo reports whether the demo account was seeded: the sign-in page
 // then shows its credentials.
-func (u *Users) HasDemo() bool {
-	u.mu.RLock()
-	defer u.mu.RUnlock()
-	return u.demo
-}
+func (u *Users) HasDemo() bool { return u.demo.Load() }
 
-func (u *Users) add(user *User) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.byID[user.ID] = user
-	u.byEmail[strings.ToLower(user.Email)] = user
-}
-
-// ByID loads a user for web.Auth; an unknown ID is web.ErrNoUser.
-func (u *Users) ByID(_ context.Context, id string) (*User, error) {
-	u.mu.RLock()
-	defer u.mu.RUnlock()
-	if user := u.byID[id]; user != nil {
-		return user, nil
+// ByID loads a user for web.Auth; an unknown ID is web.ErrNoUser. A
+// database that cannot be reached is an error (a 503 with Retry-After,
+// through data.Attach's error mapping), never "signed out".
+func (u *Users) ByID(ctx context.Context, id string) (*User, error) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return nil, web.ErrNoUser
 	}
-	return nil, web.ErrNoUser
+	return u.one(ctx, "SELECT id, email, name, password_hash FROM users WHERE id = $1", n, web.ErrNoUser)
+}
+
+// byEmail loads the user with email (compared in lower case), or nil.
+func (u *Users) byEmail(ctx context.Context, email string) (*User, error) {
+	return u.one(ctx, "SELECT id, email, name, password_hash FROM users WHERE email = $1",
+		strings.ToLower(strings.TrimSpace(email)), nil)
+}
+
+// one runs query for one user; no row gives missing (nil: no user, no
+// error).
+func (u *Users) one(ctx context.Context, query string, arg any, missing error) (*User, error) {
+	var user User
+	var id int64
+	err := u.db.QueryRow(ctx, query, arg).Scan(&id, &user.Email, &user.Name, &user.PasswordHash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, missing
+	}
+	if err != nil {
+		return nil, err
+	}
+	user.ID = strconv.FormatInt(id, 10)
+	return &user, nil
 }
 
 // Authenticate returns the user whose email and password match, or nil. An
@@ -87,9 +110,10 @@ func (u *Users) ByID(_ context.Context, id string) (*User, error) {
 // request's: a sign-in whose request ended leaves the hashing queue
 // without hashing.
 func (u *Users) Authenticate(ctx context.Context, email, password string) (*User, error) {
-	u.mu.RLock()
-	user := u.byEmail[strings.ToLower(strings.TrimSpace(email))]
-	u.mu.RUnlock()
+	user, err := u.byEmail(ctx, email)
+	if err != nil {
+		return nil, err
+	}
 	hash := ""
 	if user != nil {
 		hash = user.PasswordHash
@@ -100,9 +124,11 @@ func (u *Users) Authenticate(ctx context.Context, email, password string) (*User
 	}
 	if upgrade {
 		if h, err := u.passwords.Hash(ctx, password); err == nil {
-			u.mu.Lock()
-			user.PasswordHash = h
-			u.mu.Unlock()
+			// Best effort: the sign-in stands if the update fails.
+			id, _ := strconv.ParseInt(user.ID, 10, 64)
+			if _, err := u.db.Exec(ctx, "UPDATE users SET password_hash = $1 WHERE id = $2", h, id); err == nil {
+				user.PasswordHash = h
+			}
 		}
 	}
 	return user, nil

@@ -27,6 +27,7 @@
 //	jobs-<date>.md         jobs/riverjobs beside raw River and pgbench (services/cmd/jobs-bench)
 //	mail-<date>.md         mail render and send beside raw go-mail (services/run-mail.sh)
 //	cache-<date>.md        cache hits beside golang-lru and otter, the stampede, Redis beside go-redis (services/run-cache.sh)
+//	scaleout-<lb>-<date>.json  examples/web scaled out behind haproxy or nginx through restarts and failures (go run ./scaleout; linked: the .md beside it)
 //
 // and the newest of each kind in bench/realtime/results/:
 //
@@ -44,6 +45,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -160,7 +162,7 @@ func write(w io.Writer, dir, rt string) error {
 		}
 		s.render(w)
 	}
-	for _, f := range []func(string) (section, error){laravel, jobsEnqueue, jobs, mail, cache} {
+	for _, f := range []func(string) (section, error){laravel, jobsEnqueue, jobs, mail, cache, scaleOut} {
 		s, err := f(dir)
 		if err != nil {
 			return err
@@ -247,4 +249,95 @@ func trim(v float64) string {
 		return strconv.FormatInt(int64(v), 10)
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// scaleOutName is a scale-out rehearsal's results file: its load balancer
+// and date.
+var scaleOutName = regexp.MustCompile(`^scaleout-([a-z]+)-(\d{4}-\d{2}-\d{2})\.json$`)
+
+// scaleOutEvent is what the summary reads of one event of a scale-out
+// rehearsal (bench/scaleout's EventStats), or of its totals.
+type scaleOutEvent struct {
+	Kind        string  `json:"kind"`
+	Requests    int     `json:"requests"`
+	Failed      int     `json:"failed"`
+	Expected503 int     `json:"expected_503_retry_after"`
+	JobsLost    int     `json:"jobs_lost"`
+	JobsTwice   int     `json:"jobs_duplicated"`
+	RecoverS    float64 `json:"recover_s"`
+	DownS       float64 `json:"down_s"`
+	InFlight    int     `json:"in_flight_failed"`
+	Result      string  `json:"result"`
+}
+
+// scaleOut: the newest scale-out rehearsal of each load balancer
+// (bench/scaleout), its failed requests, targets, jobs and the database's
+// restart; the link is the .md beside the .json.
+func scaleOut(dir string) (section, error) {
+	s := section{title: "Scale-out rehearsal: examples/web, three instances behind a load balancer",
+		command: "cd bench && go run ./scaleout && LB=nginx go run ./scaleout"}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return s, err
+	}
+	newest := map[string]string{} // load balancer -> its newest file
+	for _, e := range entries {
+		if m := scaleOutName.FindStringSubmatch(e.Name()); m != nil && e.Name() > newest[m[1]] {
+			newest[m[1]] = e.Name()
+		}
+	}
+	lbs := slices.Sorted(func(yield func(string) bool) {
+		for lb := range newest {
+			if !yield(lb) {
+				return
+			}
+		}
+	})
+	for _, lb := range lbs {
+		file := filepath.Join(dir, newest[lb])
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return s, err
+		}
+		var r struct {
+			Meta struct {
+				Rate    float64 `json:"rate"`
+				Clients int     `json:"clients"`
+			} `json:"meta"`
+			Events []scaleOutEvent `json:"events"`
+			Totals scaleOutEvent   `json:"totals"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return s, fmt.Errorf("%s: %w", file, err)
+		}
+		md := sibling(file, ".md")
+		if s.file == "" {
+			s.file = md
+		}
+		src := fmt.Sprintf(" ([%s](%s))", baseName(md), link(md))
+		met, events := 0, 0
+		for _, e := range r.Events {
+			if e.Result == "PASS" {
+				met++
+			}
+			if e.Kind != "baseline" {
+				events++
+			}
+		}
+		t := r.Totals
+		s.lines = append(s.lines, line(fmt.Sprintf("%s, %g requests/s from %d clients through a baseline and %d events: failed / sent requests", lb, r.Meta.Rate, r.Meta.Clients, events),
+			fmt.Sprintf("%d / %d", t.Failed, t.Requests))+
+			fmt.Sprintf("; periods meeting their targets: **%d of %d**; jobs lost / run twice: **%d / %d**", met, len(r.Events), t.JobsLost, t.JobsTwice)+src)
+		for _, e := range r.Events {
+			switch e.Kind {
+			case "postgres":
+				s.lines = append(s.lines, line(lb+", PostgreSQL restart: database down", fmt.Sprintf("%.1f s", e.DownS))+
+					fmt.Sprintf("; answered 503 with Retry-After: **%d**; other failures: **%d**; last one **%.1f s** after the restart began", e.Expected503, e.Failed, e.RecoverS))
+			case "sigkill":
+				s.lines = append(s.lines, line(lb+", SIGKILL of an instance: failed requests", strconv.Itoa(e.Failed))+
+					fmt.Sprintf(" (%d of them in flight at the kill)", e.InFlight))
+			}
+		}
+	}
+	return s, nil
 }

@@ -3,8 +3,11 @@
 // to 127.0.0.1 (and "localhost", which Chromium maps to loopback itself).
 
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
+import nodePath from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
 
@@ -75,6 +78,12 @@ export class Server {
   async start() {
     const env = { ...process.env, PLINTH_ADDR: `127.0.0.1:${this.port}`, ...this.env };
     delete env.PLINTH_ENV; // production mode: templates parsed once
+    if (!env.PLINTH_DATABASE_URL) {
+      // Each process its own SQLite file, out of the repository: the
+      // users (the demo account) and the job queue live there.
+      const dir = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'plinth-web-'));
+      env.PLINTH_DATABASE_URL = `sqlite:${nodePath.join(dir, 'web.db')}`;
+    }
     const proc = spawn(WEB_BIN, [], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.proc = proc;
     this.exited = new Promise((resolve) => proc.on('exit', (code, signal) => {
