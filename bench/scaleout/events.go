@@ -202,8 +202,10 @@ func (r *rehearsal) sigkill(w *window) error {
 	return nil
 }
 
-// redisRestart stops Redis (`redis-cli shutdown`) and starts it again at
-// once; the down time is what a client probing every 20 ms saw.
+// redisRestart stops Redis (`redis-cli shutdown`, which writes its
+// append-only file), leaves it stopped for -redis-down (1 s: a restart by
+// a supervisor or an upgrade of the package), and starts it again; the
+// down time is what a client probing every 20 ms saw.
 func (r *rehearsal) redisRestart(w *window) error {
 	m := monitorDown(r.redis.ping)
 	t0 := time.Now()
@@ -211,6 +213,7 @@ func (r *rehearsal) redisRestart(w *window) error {
 		m.wait(0)
 		return err
 	}
+	time.Sleep(r.opts.redisDown)
 	if err := r.redis.start(); err != nil {
 		m.wait(0)
 		return err

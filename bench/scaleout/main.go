@@ -25,7 +25,7 @@
 //	  /api/version says v2
 //	2 SIGTERM web2, wait for its exit, start it again
 //	3 SIGKILL web3, start it again after 1 s
-//	4 Redis restart (redis-cli shutdown, start at once; append-only file)
+//	4 Redis restart (redis-cli shutdown, 1 s stopped (-redis-down), start; append-only file)
 //	5 PostgreSQL restart (pg_ctl restart -m fast)
 //	6 load balancer reload (haproxy: SIGUSR2 to the master; nginx: SIGHUP)
 //
@@ -69,8 +69,11 @@ type options struct {
 	results  string
 	baseline time.Duration
 	settle   time.Duration
-	repo     string
-	events   []event
+	// redisDown is how long Redis stays stopped in the Redis event
+	// before it is started again.
+	redisDown time.Duration
+	repo      string
+	events    []event
 }
 
 // rehearsal is one run: its processes and what the events act on.
@@ -126,6 +129,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.results, "results", "results", "the results directory")
 	fs.DurationVar(&o.baseline, "baseline", 0, "baseline period (default 15s, 10s with -smoke)")
 	fs.DurationVar(&o.settle, "settle", 0, "settle period after each event (default 12s, 8s with -smoke)")
+	fs.DurationVar(&o.redisDown, "redis-down", time.Second, "how long Redis stays stopped in the Redis event (the issue's restart: about a second)")
 	fs.StringVar(&o.repo, "repo", "", "the repository's root (default: the directory holding go.work above this one)")
 	evs := fs.String("events", "", "the events to run, comma-separated kinds (default all; with -smoke baseline,sigterm,redis): "+kindList())
 	if err := fs.Parse(args); err != nil {
