@@ -173,6 +173,12 @@ func (r *rehearsal) sigterm(w *window) error {
 	time.Sleep(200 * time.Millisecond)
 	e, _ := r.procs.exitOf(pid)
 	w.note("%s: pid %d exited (%s) %.2f s after SIGTERM", w.Instance, pid, orUnknown(e.Status), time.Since(t0).Seconds())
+	return r.restart(w, i)
+}
+
+// restart starts instance i again, as its supervisor would, and notes how
+// long it took to be ready.
+func (r *rehearsal) restart(w *window, i int) error {
 	t1 := time.Now()
 	newPID, err := r.fleet.start(i, 60*time.Second)
 	if err != nil {
@@ -193,13 +199,7 @@ func (r *rehearsal) sigkill(w *window) error {
 	}
 	w.note("%s: pid %d killed", w.Instance, pid)
 	time.Sleep(time.Second)
-	t1 := time.Now()
-	newPID, err := r.fleet.start(i, 60*time.Second)
-	if err != nil {
-		return err
-	}
-	w.note("%s: restarted as pid %d, ready in %.2f s", w.Instance, newPID, time.Since(t1).Seconds())
-	return nil
+	return r.restart(w, i)
 }
 
 // redisRestart stops Redis (`redis-cli shutdown`, which writes its

@@ -8,7 +8,7 @@
 //	cd bench && LB=nginx go run ./scaleout     # nginx in front
 //	cd bench && go run ./scaleout -smoke       # under 90 s; exits 1 when a target fails
 //
-// It is run by hand, not in CI. It needs haproxy, nginx (nginx-light),
+// The full run is by hand; .ci/run runs -smoke. It needs haproxy, nginx (nginx-light),
 // redis-server and PostgreSQL 15 (apt-get install -y haproxy nginx-light
 // redis-server postgresql-15) and runs as root: PostgreSQL runs as the
 // postgres user (runuser). It never touches the machine's own PostgreSQL
@@ -34,7 +34,7 @@
 // run writes results/scaleout-<lb>-<date>.json and .md. Flags (and the
 // environment variables they default from): -lb (LB), -rate (RATE),
 // -clients (CLIENTS), -smoke (SMOKE=1), -streams, -baseline, -settle,
-// -keep, -results, -write. README.md in this directory describes the
+// -redis-down, -keep, -results, -write. README.md in this directory describes the
 // load, the targets and the configuration.
 package main
 

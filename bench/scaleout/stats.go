@@ -71,9 +71,6 @@ type runData struct {
 // the PostgreSQL restart is a failure, never "expected".
 var dbFreeRoutes = map[string]bool{"GET /": true, "GET /hello": true, "GET /api/version": true}
 
-// quoteRoute is the cached read: a hit needs no database, a miss may.
-const quoteRoute = "GET /api/quotes/{n}"
-
 // sessionStoreTimeout is the sessions' store timeout (web's default): a
 // request may fail during the Redis restart only once it waited this long.
 const sessionStoreTimeout = 5 * time.Second
