@@ -51,11 +51,10 @@ func (sess *Session) retryStore(ctx context.Context, stop <-chan struct{}, err e
 			t.Stop()
 			return err
 		}
-		next := call(ctx)
-		if next == nil || errors.Is(next, ErrSessionExists) && !errors.Is(err, ErrSessionExists) {
-			return nil
+		err = call(ctx)
+		if err == nil || errors.Is(err, ErrSessionExists) {
+			return nil // a Create's own earlier write, if ErrSessionExists
 		}
-		err = next
 		wait = min(2*wait, storeRetryMax)
 	}
 }

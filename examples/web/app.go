@@ -76,7 +76,7 @@ func newSite(ctx context.Context, db *data.DB) (*plinth.App, *site, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	limiter, err := newLimiter()
+	limiter, closeLimiter, err := newLimiter()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,6 +102,9 @@ func newSite(ctx context.Context, db *data.DB) (*plinth.App, *site, error) {
 	app := plinth.New()
 	app.DeclareEnv(envRateLimitStore)
 	app.Use(limiter.Middleware()) // first: a refused request costs no session load
+	if closeLimiter != nil {
+		app.OnStop(func(context.Context) error { return closeLimiter() })
+	}
 	sessions.Attach(app)
 	s.auth.Attach(app)
 	app.Use(locales.Middleware(), web.CSRF(web.CSRFConfig{}))

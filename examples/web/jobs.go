@@ -6,12 +6,12 @@ import (
 	"errors"
 	"net/http"
 	"regexp"
-	"strings"
 
 	"github.com/plinth-go/plinth"
 	"github.com/plinth-go/plinth/data"
 	"github.com/plinth-go/plinth/jobs"
 	riverjobs "github.com/plinth-go/plinth/jobs/riverjobs"
+	"github.com/plinth-go/plinth/web"
 )
 
 // effectJob records that it ran: one job_effects row per token, whose runs
@@ -51,8 +51,8 @@ func openQueue(db *data.DB) (*jobs.Client, error) {
 }
 
 // enqueue enqueues an effect job for the form's token (signed-in users,
-// CSRF-checked): 202 {"id", "token"} to a client that accepts JSON, else a
-// redirect to the job's page. A database that is down answers 503 with
+// CSRF-checked): a redirect to the job's page for a browser
+// (web.PrefersHTML), else 202 {"id", "token"}. A database that is down answers 503 with
 // Retry-After: nothing was enqueued.
 func (s *site) enqueue(c *plinth.Ctx) error {
 	token := c.Request().PostFormValue("token")
@@ -63,13 +63,13 @@ func (s *site) enqueue(c *plinth.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if strings.Contains(c.Request().Header.Get("Accept"), "application/json") {
-		return c.JSON(http.StatusAccepted, struct {
-			ID    int64  `json:"id"`
-			Token string `json:"token"`
-		}{res.ID, token})
+	if web.PrefersHTML(c.RawRequest()) {
+		return c.Redirect(http.StatusSeeOther, "/jobs/"+token)
 	}
-	return c.Redirect(http.StatusSeeOther, "/jobs/"+token)
+	return c.JSON(http.StatusAccepted, struct {
+		ID    int64  `json:"id"`
+		Token string `json:"token"`
+	}{res.ID, token})
 }
 
 // jobRuns answers {"token", "runs"}: how many times the job with token

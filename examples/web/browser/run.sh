@@ -45,10 +45,9 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go build -o "$tmp/webexample" ./examples/web) || fail "go build ./examples/web failed"
 
-# 4. The tests. The timeouts are backstops: a run takes about a minute on a
-# quiet machine (each server starts on a new SQLite file: its migrations
-# and the demo account's argon2id hash take about 0.7 s), two or three
-# times that on a loaded one.
+# 4. The tests. The timeouts are backstops, well above a run on a quiet
+# machine (.ci/run prints its time), for a loaded one: each server starts
+# on a new SQLite file, migrates it and hashes the demo account's password.
 cd "$here"
 WEB_BIN="$tmp/webexample" PLINTH_CHROMIUM="$chromium" \
 	timeout -k 10 420 node --test --test-reporter=spec --test-timeout=300000 "$@" web.test.mjs
